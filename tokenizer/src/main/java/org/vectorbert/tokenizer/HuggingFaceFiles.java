@@ -1,0 +1,221 @@
+package org.vectorbert.tokenizer;
+
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Reads the tokenizer files of a Hugging Face model directory. */
+final class HuggingFaceFiles {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private HuggingFaceFiles() {}
+
+    static BertTokenizer loadDirectory(Path directory) {
+        if (!Files.isDirectory(directory)) {
+            throw new TokenizerException(Files.exists(directory)
+                    ? directory + " is not a directory"
+                    : "model directory not found: " + directory);
+        }
+        JsonNode overrides = readOptional(directory.resolve("tokenizer_config.json"));
+        JsonNode specialMap = readOptional(directory.resolve("special_tokens_map.json"));
+        Path tokenizerJson = directory.resolve("tokenizer.json");
+        Path vocabTxt = directory.resolve("vocab.txt");
+        if (Files.exists(tokenizerJson)) {
+            return loadTokenizerJson(tokenizerJson, merge(specialMap, overrides));
+        }
+        if (Files.exists(vocabTxt)) {
+            TokenizerConfig config = applyOverrides(TokenizerConfig.uncased(), merge(specialMap, overrides), true);
+            return new BertTokenizer(Vocabulary.load(vocabTxt), config);
+        }
+        throw new TokenizerException("no tokenizer in " + directory + ": expected tokenizer.json or vocab.txt");
+    }
+
+    /**
+     * Loads a tokenizer.json; {@code overrides} (tokenizer_config.json) win over its normaliser
+     * settings, as BertTokenizerFast does.
+     */
+    static BertTokenizer loadTokenizerJson(Path file, JsonNode overrides) {
+        JsonNode root = read(file);
+        String where = file.getFileName().toString();
+        if (!root.isObject()) {
+            throw new TokenizerException(where + ": expected a JSON object");
+        }
+        JsonNode model = root.path("model");
+        String modelType = model.path("type").asText("");
+        if (!"WordPiece".equals(modelType)) {
+            throw new TokenizerException(where + ": model type '" + modelType
+                    + "' is not supported; vectorbert reads WordPiece (BERT) tokenizers");
+        }
+        JsonNode vocabNode = model.path("vocab");
+        if (!vocabNode.isObject()) {
+            throw new TokenizerException(where + ": model.vocab must be an object of token to id");
+        }
+        Map<String, Integer> tokenIds = new LinkedHashMap<>();
+        for (Map.Entry<String, JsonNode> e : vocabNode.properties()) {
+            if (!e.getValue().canConvertToInt()) {
+                throw new TokenizerException(where + ": token '" + e.getKey() + "' has a non-integer id");
+            }
+            tokenIds.put(e.getKey(), e.getValue().intValue());
+        }
+        Vocabulary vocab;
+        try {
+            vocab = Vocabulary.of(tokenIds);
+        } catch (TokenizerException e) {
+            throw new TokenizerException(where + ": " + e.getMessage());
+        }
+
+        TokenizerConfig config = TokenizerConfig.uncased()
+                .withContinuingSubwordPrefix(model.path("continuing_subword_prefix").asText("##"))
+                .withMaxInputCharsPerWord(model.path("max_input_chars_per_word").asInt(100));
+        SpecialTokens special = config.specialTokens().withUnk(model.path("unk_token").asText("[UNK]"));
+
+        JsonNode normalizer = root.path("normalizer");
+        if (normalizer.isMissingNode() || normalizer.isNull()) {
+            config = config.withLowercase(false).withCleanText(false).withTokenizeChineseChars(false);
+        } else if ("BertNormalizer".equals(normalizer.path("type").asText())) {
+            boolean lower = normalizer.path("lowercase").asBoolean(true);
+            JsonNode strip = normalizer.path("strip_accents");
+            config = config.withLowercase(lower)
+                    .withStripAccents(strip.isBoolean() ? strip.booleanValue() : lower)
+                    .withCleanText(normalizer.path("clean_text").asBoolean(true))
+                    .withTokenizeChineseChars(normalizer.path("handle_chinese_chars").asBoolean(true));
+        } else {
+            throw new TokenizerException(where + ": normalizer type '" + normalizer.path("type").asText()
+                    + "' is not supported; vectorbert reads BERT tokenizers (BertNormalizer)");
+        }
+        String preTokenizer = root.path("pre_tokenizer").path("type").asText("BertPreTokenizer");
+        if (!"BertPreTokenizer".equals(preTokenizer)) {
+            throw new TokenizerException(where + ": pre_tokenizer type '" + preTokenizer
+                    + "' is not supported; vectorbert reads BERT tokenizers (BertPreTokenizer)");
+        }
+        JsonNode post = root.path("post_processor");
+        if ("BertProcessing".equals(post.path("type").asText())) {
+            special = special.withCls(post.path("cls").path(0).asText(special.cls()))
+                    .withSep(post.path("sep").path(0).asText(special.sep()));
+        }
+        JsonNode padToken = root.path("padding").path("pad_token");
+        if (padToken.isTextual()) {
+            special = special.withPad(padToken.asText());
+        }
+        List<String> additional = new ArrayList<>();
+        for (JsonNode added : root.path("added_tokens")) {
+            String content = added.path("content").asText();
+            if (!vocab.contains(content)) {
+                throw new TokenizerException(where + ": added token '" + content
+                        + "' is not in the WordPiece vocabulary; such tokenizers are not supported");
+            }
+            if (added.path("special").asBoolean(false) && !special.all().contains(content)) {
+                additional.add(content);
+            }
+        }
+        config = config.withSpecialTokens(special.withAdditional(additional));
+        return new BertTokenizer(vocab, applyOverrides(config, overrides, false));
+    }
+
+    /**
+     * Applies tokenizer_config.json settings. An unset {@code strip_accents} follows lowercasing
+     * when {@code stripFollowsLowercase} (vocab.txt) and keeps tokenizer.json's value otherwise.
+     */
+    static TokenizerConfig applyOverrides(TokenizerConfig config, JsonNode o, boolean stripFollowsLowercase) {
+        if (o == null) {
+            return config;
+        }
+        boolean stripBefore = config.stripAccents();
+        if (o.path("do_lower_case").isBoolean()) {
+            config = config.withLowercase(o.get("do_lower_case").booleanValue());
+        }
+        JsonNode strip = o.path("strip_accents");
+        if (strip.isBoolean()) {
+            config = config.withStripAccents(strip.booleanValue());
+        } else if (!stripFollowsLowercase && !o.has("strip_accents")) {
+            config = config.withStripAccents(stripBefore);
+        }
+        if (o.path("tokenize_chinese_chars").isBoolean()) {
+            config = config.withTokenizeChineseChars(o.get("tokenize_chinese_chars").booleanValue());
+        }
+        if (o.path("clean_up_tokenization_spaces").isBoolean()) {
+            config = config.withCleanUpTokenizationSpaces(o.get("clean_up_tokenization_spaces").booleanValue());
+        }
+        JsonNode max = o.path("model_max_length");
+        if (max.isNumber()) {
+            // Hugging Face writes 1e30 for "no limit".
+            double value = max.doubleValue();
+            config = config.withModelMaxLength(value >= Integer.MAX_VALUE ? Integer.MAX_VALUE : Math.max(1, (int) value));
+        }
+        SpecialTokens s = config.specialTokens();
+        s = s.withUnk(tokenText(o.path("unk_token"), s.unk()))
+                .withSep(tokenText(o.path("sep_token"), s.sep()))
+                .withPad(tokenText(o.path("pad_token"), s.pad()))
+                .withCls(tokenText(o.path("cls_token"), s.cls()))
+                .withMask(tokenText(o.path("mask_token"), s.mask()));
+        if (o.path("additional_special_tokens").isArray()) {
+            List<String> additional = new ArrayList<>(s.additional());
+            for (JsonNode t : o.get("additional_special_tokens")) {
+                String text = tokenText(t, null);
+                if (text != null && !additional.contains(text)) {
+                    additional.add(text);
+                }
+            }
+            s = s.withAdditional(additional);
+        }
+        return config.withSpecialTokens(s);
+    }
+
+    /** A special token given as a string or as an AddedToken object with "content". */
+    private static String tokenText(JsonNode node, String fallback) {
+        if (node.isTextual()) {
+            return node.asText();
+        }
+        if (node.isObject() && node.path("content").isTextual()) {
+            return node.get("content").asText();
+        }
+        return fallback;
+    }
+
+    /** special_tokens_map.json first, tokenizer_config.json over it. */
+    private static JsonNode merge(JsonNode base, JsonNode over) {
+        if (base == null) {
+            return over;
+        }
+        if (over == null) {
+            return base;
+        }
+        var merged = base.deepCopy();
+        if (merged instanceof com.fasterxml.jackson.databind.node.ObjectNode object && over.isObject()) {
+            object.setAll((com.fasterxml.jackson.databind.node.ObjectNode) over);
+            return object;
+        }
+        return over;
+    }
+
+    private static JsonNode readOptional(Path file) {
+        return Files.exists(file) ? read(file) : null;
+    }
+
+    static JsonNode read(Path file) {
+        try {
+            JsonNode node = JSON.readTree(file.toFile());
+            if (node == null || node.isMissingNode()) {
+                throw new TokenizerException(file + " is empty");
+            }
+            return node;
+        } catch (NoSuchFileException e) {
+            throw new TokenizerException("file not found: " + file);
+        } catch (JacksonException e) {
+            JsonLocation at = e.getLocation();
+            throw new TokenizerException("cannot parse " + file + (at == null ? "" : " at line " + at.getLineNr()
+                    + ", column " + at.getColumnNr()) + ": " + e.getOriginalMessage().lines().findFirst().orElse(""));
+        } catch (IOException e) {
+            throw new TokenizerException("cannot read " + file + ": " + e.getMessage());
+        }
+    }
+}
