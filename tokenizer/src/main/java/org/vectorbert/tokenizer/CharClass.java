@@ -36,14 +36,16 @@ final class CharClass {
         };
     }
 
-    /** Categories Cc, Cf, Cn, Co (and Cs), except tab, LF and CR, which count as whitespace. */
+    /**
+     * Categories Cc, Cf, Co (and Cs), except tab, LF and CR, which count as whitespace. Unassigned
+     * code points (Cn) are kept, as the tokenizers library does (Python's slow BertTokenizer drops them).
+     */
     static boolean isControl(int c) {
         if (c == '\t' || c == '\n' || c == '\r') {
             return false;
         }
         return switch (Character.getType(c)) {
-            case Character.CONTROL, Character.FORMAT, Character.UNASSIGNED, Character.PRIVATE_USE,
-                 Character.SURROGATE -> true;
+            case Character.CONTROL, Character.FORMAT, Character.PRIVATE_USE, Character.SURROGATE -> true;
             default -> false;
         };
     }
