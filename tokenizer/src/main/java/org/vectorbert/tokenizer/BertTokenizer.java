@@ -5,6 +5,7 @@ import java.text.Normalizer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
+import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 
@@ -26,6 +27,7 @@ public final class BertTokenizer {
     private final Vocabulary vocab;
     private final TokenizerConfig config;
     private final CharTrie trie;
+    private final TokenTable table;
     /** Trie node after the continuing-subword prefix; {@link CharTrie#NONE} if no token continues a word. */
     private final int continuationNode;
     private final int unkId;
@@ -42,6 +44,7 @@ public final class BertTokenizer {
         this.vocab = Objects.requireNonNull(vocab, "vocab");
         this.config = Objects.requireNonNull(config, "config");
         this.trie = vocab.trie();
+        this.table = vocab.table();
         this.continuationNode = trie.walk(config.continuingSubwordPrefix());
         SpecialTokens special = config.specialTokens();
         this.unkId = requiredId(special.unk(), "unknown");
@@ -238,27 +241,44 @@ public final class BertTokenizer {
 
     /** Ids and spans of a text's pieces: special tokens matched whole first, the rest normalised and split. */
     private TokenBuffer pieces(String text) {
-        TokenBuffer out = new TokenBuffer();
+        TokenBuffer out = new TokenBuffer(text.length());
         Word word = new Word();
         int segmentStart = 0;
-        if (specialTokens.length > 0) {
-            for (int i = 0; i < text.length(); i++) {
-                if (specialFirstChars.indexOf(text.charAt(i)) < 0) {
-                    continue;
-                }
-                for (int s = 0; s < specialTokens.length; s++) {
-                    if (text.startsWith(specialTokens[s], i)) {
-                        splitSegment(text, segmentStart, i, word, out);
-                        out.add(specialIds[s], i, i + specialTokens[s].length());
-                        segmentStart = i + specialTokens[s].length();
-                        i = segmentStart - 1;
-                        break;
-                    }
-                }
+        for (int at = nextSpecialStart(text, 0); at >= 0; at = nextSpecialStart(text, at)) {
+            int matched = matchSpecial(text, at);
+            if (matched < 0) {
+                at++;
+                continue;
             }
+            splitSegment(text, segmentStart, at, word, out);
+            out.add(specialIds[matched], at, at + specialTokens[matched].length());
+            at += specialTokens[matched].length();
+            segmentStart = at;
         }
         splitSegment(text, segmentStart, text.length(), word, out);
         return out;
+    }
+
+    /** Where a special token might start at or after {@code from} (String.indexOf is vectorised), or -1. */
+    private int nextSpecialStart(String text, int from) {
+        int next = -1;
+        for (int k = 0; k < specialFirstChars.length(); k++) {
+            int at = text.indexOf(specialFirstChars.charAt(k), from);
+            if (at >= 0 && (next < 0 || at < next)) {
+                next = at;
+            }
+        }
+        return next;
+    }
+
+    /** The longest special token starting at {@code at}, or -1. */
+    private int matchSpecial(String text, int at) {
+        for (int s = 0; s < specialTokens.length; s++) {
+            if (text.startsWith(specialTokens[s], at)) {
+                return s;
+            }
+        }
+        return -1;
     }
 
     /** Normalises {@code text[from, to)} and splits it on whitespace and punctuation into words for WordPiece. */
@@ -356,7 +376,14 @@ public final class BertTokenizer {
         }
         int mark = out.size;
         char[] chars = word.chars;
+        String prefix = config.continuingSubwordPrefix();
         for (int pos = 0; pos < length; ) {
+            // The longest match is the whole rest when the rest is a token: one hash probe, usually a hit.
+            int whole = table.find(pos == 0 ? "" : prefix, chars, pos, length);
+            if (whole >= 0) {
+                out.add(whole, word.starts[pos], wordEnd);
+                break;
+            }
             int node = pos == 0 ? CharTrie.ROOT : continuationNode;
             int bestEnd = -1;
             int bestId = CharTrie.NONE;
@@ -509,6 +536,6 @@ public final class BertTokenizer {
         for (int i = 0; i < ids.length; i++) {
             tokens[i] = vocab.token(ids[i]);
         }
-        return Arrays.asList(tokens);
+        return Collections.unmodifiableList(Arrays.asList(tokens));
     }
 }

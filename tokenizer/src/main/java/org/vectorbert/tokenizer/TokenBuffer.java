@@ -4,10 +4,18 @@ import java.util.Arrays;
 
 /** A growable list of (token id, span start, span end): the pieces of one text before special tokens are added. */
 final class TokenBuffer {
-    int[] ids = new int[64];
-    int[] starts = new int[64];
-    int[] ends = new int[64];
+    int[] ids;
+    int[] starts;
+    int[] ends;
     int size;
+
+    /** English averages about one token per four characters; start there and grow if needed. */
+    TokenBuffer(int textLength) {
+        int capacity = 16 + textLength / 3;
+        ids = new int[capacity];
+        starts = new int[capacity];
+        ends = new int[capacity];
+    }
 
     void add(int id, int start, int end) {
         if (size == ids.length) {

@@ -22,11 +22,13 @@ public final class Vocabulary {
     private final String[] tokens;
     private final Map<String, Integer> ids;
     private final CharTrie trie;
+    private final TokenTable table;
 
     private Vocabulary(String[] tokens, Map<String, Integer> ids) {
         this.tokens = tokens;
         this.ids = ids;
         this.trie = new CharTrie(tokens);
+        this.table = new TokenTable(tokens);
     }
 
     /** Builds a vocabulary from tokens in id order. */
@@ -129,6 +131,10 @@ public final class Vocabulary {
 
     CharTrie trie() {
         return trie;
+    }
+
+    TokenTable table() {
+        return table;
     }
 
     /** Tokens in id order (a copy). */
