@@ -1,10 +1,11 @@
 package org.vectorbert.cli;
 
-import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
+import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -50,20 +51,44 @@ final class TextInput {
         }
     }
 
+    /** Splits bytes into lines first and decodes each strictly, so a bad byte is reported on its own line. */
     private static void readLines(InputStream in, String name, Consumer<String> handler) {
         var decoder = StandardCharsets.UTF_8.newDecoder()
                 .onMalformedInput(CodingErrorAction.REPORT)
                 .onUnmappableCharacter(CodingErrorAction.REPORT);
+        byte[] buffer = new byte[1 << 16];
+        var line = new ByteArrayOutputStream(256);
         int lineNumber = 0;
-        try (BufferedReader reader = new BufferedReader(new InputStreamReader(in, decoder), 1 << 16)) {
-            for (String line = reader.readLine(); line != null; line = reader.readLine()) {
+        try {
+            for (int n = in.read(buffer); n != -1; n = in.read(buffer)) {
+                int start = 0;
+                for (int i = 0; i < n; i++) {
+                    if (buffer[i] == '\n') {
+                        line.write(buffer, start, i - start);
+                        lineNumber++;
+                        handler.accept(decodeLine(decoder, line));
+                        start = i + 1;
+                    }
+                }
+                line.write(buffer, start, n - start);
+            }
+            if (line.size() > 0) {
                 lineNumber++;
-                handler.accept(line);
+                handler.accept(decodeLine(decoder, line));
             }
         } catch (CharacterCodingException e) {
-            throw new UserError(name + " is not valid UTF-8 (at line " + (lineNumber + 1) + ")");
+            throw new UserError(name + " is not valid UTF-8 (at line " + lineNumber + ")");
         } catch (IOException e) {
             throw new UserError("cannot read " + name + ": " + e.getMessage());
         }
+    }
+
+    /** The line's text without its carriage return; empties {@code line}. */
+    private static String decodeLine(CharsetDecoder decoder, ByteArrayOutputStream line)
+            throws CharacterCodingException {
+        byte[] bytes = line.toByteArray();
+        line.reset();
+        int length = bytes.length > 0 && bytes[bytes.length - 1] == '\r' ? bytes.length - 1 : bytes.length;
+        return decoder.decode(ByteBuffer.wrap(bytes, 0, length)).toString();
     }
 }

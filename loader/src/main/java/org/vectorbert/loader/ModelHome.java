@@ -16,8 +16,9 @@ public final class ModelHome {
 
     private ModelHome() {}
 
+    /** {@code -Dvectorbert.home}, else {@code $VECTORBERT_HOME}, else {@code ~/.cache/vectorbert}. */
     public static Path root() {
-        String home = System.getenv("VECTORBERT_HOME");
+        String home = System.getProperty("vectorbert.home", System.getenv("VECTORBERT_HOME"));
         if (home != null && !home.isBlank()) {
             return Path.of(home);
         }
