@@ -30,18 +30,20 @@ final class HuggingFaceFiles {
         Path tokenizerJson = directory.resolve("tokenizer.json");
         Path vocabTxt = directory.resolve("vocab.txt");
         if (Files.exists(tokenizerJson)) {
-            return loadTokenizerJson(tokenizerJson, merge(specialMap, overrides));
+            JsonNode settings = merge(specialMap, overrides);
+            return loadTokenizerJson(tokenizerJson, settings == null ? JSON.createObjectNode() : settings);
         }
         if (Files.exists(vocabTxt)) {
-            TokenizerConfig config = applyOverrides(TokenizerConfig.uncased(), merge(specialMap, overrides), true);
+            TokenizerConfig config = applyOverrides(TokenizerConfig.uncased(), merge(specialMap, overrides));
             return new BertTokenizer(Vocabulary.load(vocabTxt), config);
         }
         throw new TokenizerException("no tokenizer in " + directory + ": expected tokenizer.json or vocab.txt");
     }
 
     /**
-     * Loads a tokenizer.json; {@code overrides} (tokenizer_config.json) win over its normaliser
-     * settings, as BertTokenizerFast does.
+     * Loads a tokenizer.json. Given {@code overrides} (tokenizer_config.json, possibly empty, when
+     * loading a model directory), their settings replace its normaliser's, as BertTokenizerFast does;
+     * without, the file alone decides, as the tokenizers library's {@code Tokenizer.from_file} does.
      */
     static BertTokenizer loadTokenizerJson(Path file, JsonNode overrides) {
         JsonNode root = read(file);
@@ -118,30 +120,23 @@ final class HuggingFaceFiles {
             }
         }
         config = config.withSpecialTokens(special.withAdditional(additional));
-        return new BertTokenizer(vocab, applyOverrides(config, overrides, false));
+        return new BertTokenizer(vocab, overrides == null ? config : applyOverrides(config, overrides));
     }
 
     /**
-     * Applies tokenizer_config.json settings. An unset {@code strip_accents} follows lowercasing
-     * when {@code stripFollowsLowercase} (vocab.txt) and keeps tokenizer.json's value otherwise.
+     * Applies tokenizer_config.json. Casing, accent stripping and CJK splitting take the file's
+     * values or transformers' defaults (lowercase, strip accents as lowercase, split CJK) over
+     * whatever tokenizer.json said, exactly as BertTokenizerFast rebuilds its normaliser.
      */
-    static TokenizerConfig applyOverrides(TokenizerConfig config, JsonNode o, boolean stripFollowsLowercase) {
+    static TokenizerConfig applyOverrides(TokenizerConfig config, JsonNode o) {
         if (o == null) {
-            return config;
+            o = JSON.createObjectNode();
         }
-        boolean stripBefore = config.stripAccents();
-        if (o.path("do_lower_case").isBoolean()) {
-            config = config.withLowercase(o.get("do_lower_case").booleanValue());
-        }
+        boolean lower = o.path("do_lower_case").asBoolean(true);
         JsonNode strip = o.path("strip_accents");
-        if (strip.isBoolean()) {
-            config = config.withStripAccents(strip.booleanValue());
-        } else if (!stripFollowsLowercase && !o.has("strip_accents")) {
-            config = config.withStripAccents(stripBefore);
-        }
-        if (o.path("tokenize_chinese_chars").isBoolean()) {
-            config = config.withTokenizeChineseChars(o.get("tokenize_chinese_chars").booleanValue());
-        }
+        config = config.withLowercase(lower)
+                .withStripAccents(strip.isBoolean() ? strip.booleanValue() : lower)
+                .withTokenizeChineseChars(o.path("tokenize_chinese_chars").asBoolean(true));
         if (o.path("clean_up_tokenization_spaces").isBoolean()) {
             config = config.withCleanUpTokenizationSpaces(o.get("clean_up_tokenization_spaces").booleanValue());
         }

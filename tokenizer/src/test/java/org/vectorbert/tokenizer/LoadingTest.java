@@ -135,4 +135,18 @@ class LoadingTest {
         assertFalse(tokenizer.config().lowercase());
         assertEquals(List.of("[UNK]", "world"), tokenizer.tokenize("Hello world"));
     }
+
+    @Test
+    void tokenizerJsonAloneKeepsItsNormaliserButADirectoryTakesTransformersDefaults() throws IOException {
+        String cased = Files.readString(Path.of(ParityTest.resourcePath("tokenizer.json")))
+                .replace("\"lowercase\":true", "\"lowercase\":false").replace("\"strip_accents\":true", "\"strip_accents\":null");
+        Path json = write("tokenizer.json", cased);
+        BertTokenizer file = BertTokenizer.fromTokenizerJson(json);
+        assertFalse(file.config().lowercase());
+        assertFalse(file.config().stripAccents(), "strip_accents null follows lowercase");
+        // transformers' BertTokenizerFast resets casing to tokenizer_config.json's values or its defaults.
+        BertTokenizer directory = BertTokenizer.fromDirectory(dir);
+        assertTrue(directory.config().lowercase());
+        assertTrue(directory.config().stripAccents());
+    }
 }
