@@ -50,6 +50,12 @@ public record BertConfig(
                 List.of("BertForMaskedLM"), false, false);
     }
 
+    public BertConfig withArchitectures(List<String> names) {
+        return new BertConfig(vocabSize, hiddenSize, numHiddenLayers, numAttentionHeads, intermediateSize, hiddenAct,
+                layerNormEps, maxPositionEmbeddings, typeVocabSize, padTokenId, positionEmbeddingType, modelType, names,
+                preLayerNorm, finalLayerNorm);
+    }
+
     public int headSize() {
         return hiddenSize / numAttentionHeads;
     }

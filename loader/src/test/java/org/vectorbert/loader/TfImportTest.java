@@ -148,4 +148,35 @@ class TfImportTest {
         assertEquals(12, config.numAttentionHeads());
         assertEquals(-1L, Files.mismatch(fromJar.resolve("model.safetensors"), out.resolve("model.safetensors")));
     }
+
+    /** A SavedModel directory with the real index and the first 2 MB of the data, optionally with one byte flipped. */
+    private static Path damaged(String name, boolean flipFirstByte) throws IOException {
+        Path dir = Files.createDirectories(work.resolve(name).resolve("variables"));
+        Files.copy(savedModel.resolve("variables/variables.index"), dir.resolve("variables.index"));
+        byte[] head = new byte[2 << 20];
+        try (InputStream in = Files.newInputStream(savedModel.resolve("variables/variables.data-00000-of-00001"))) {
+            in.readNBytes(head, 0, head.length);
+        }
+        if (flipFirstByte) {
+            head[0] ^= 1;
+        }
+        Files.write(dir.resolve("variables.data-00000-of-00001"), head);
+        return dir.getParent();
+    }
+
+    @Test
+    void truncatedOrCorruptDataIsRefusedAndLeavesNoModel() throws IOException {
+        Path out = work.resolve("damaged-out");
+        var truncated = org.junit.jupiter.api.Assertions.assertThrows(LoaderException.class,
+                () -> TfImport.convert(damaged("truncated", false), out, (d, t) -> { }));
+        assertTrue(truncated.getMessage().endsWith("data ends inside variable module/bert/embeddings/word_embeddings (truncated checkpoint?)"),
+                truncated.getMessage());
+        var corrupt = org.junit.jupiter.api.Assertions.assertThrows(LoaderException.class,
+                () -> TfImport.convert(damaged("corrupt", true), out, (d, t) -> { }));
+        assertTrue(corrupt.getMessage().endsWith("checksum mismatch in variable module/bert/embeddings/LayerNorm/beta (corrupt checkpoint)"),
+                corrupt.getMessage());
+        try (var files = Files.list(out)) {
+            assertEquals(List.of(), files.toList(), "nothing half-written is left");
+        }
+    }
 }
