@@ -16,8 +16,8 @@ import picocli.CommandLine.Command;
 @Command(name = "vectorbert",
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
-        description = "BERT in pure Java: tokenize text, fill masks and embed (more commands come with the engine).",
-        subcommands = {TokenizeCommand.class, CommandLine.HelpCommand.class})
+        description = "BERT in pure Java: tokenize text, convert and inspect checkpoints (fill-mask and embeddings come with the engine).",
+        subcommands = {TokenizeCommand.class, ConvertCommand.class, InspectCommand.class, CommandLine.HelpCommand.class})
 public final class Main {
     static final int EXIT_INTERNAL = 1;
     static final int EXIT_USAGE = 2;

