@@ -138,12 +138,37 @@ public final class BertCheckpoint implements AutoCloseable {
     }
 
     public boolean hasPooler() {
-        return find("bert.pooler.dense.weight").isPresent();
+        return WeightNames.pooler(config).keySet().stream().allMatch(n -> find(n).isPresent());
     }
 
-    /** Whether the masked-language-model head (transform, LayerNorm and output bias) is present. */
+    /** Whether the masked-language-model head (transform, LayerNorm, decoder and output bias) is present. */
     public boolean hasMlmHead() {
-        return find("cls.predictions.transform.dense.weight").isPresent() && find(WeightNames.MLM_BIAS).isPresent();
+        return WeightNames.mlmHead(config).keySet().stream().allMatch(n -> find(n).isPresent());
+    }
+
+    /**
+     * Checks every weight inference needs against the config: the encoder's must all be there with
+     * the right shapes; the pooler's and the MLM head's are checked when present. Returns them by
+     * Hugging Face name, ready for the engine.
+     */
+    public Map<String, Tensor> checkedWeights() {
+        Map<String, Tensor> weights = new LinkedHashMap<>();
+        WeightNames.encoder(config).forEach((name, shape) -> weights.put(name, require(name, shape)));
+        for (Map<String, long[]> head : List.of(WeightNames.pooler(config), WeightNames.mlmHead(config))) {
+            if (head.keySet().stream().anyMatch(n -> find(n).isPresent())) {
+                head.forEach((name, shape) -> weights.put(name, require(name, shape)));
+            }
+        }
+        return Collections.unmodifiableMap(weights);
+    }
+
+    /** Refuses to serve fill-mask without the masked-language-model head, naming what is missing. */
+    public void requireMlmHead() {
+        List<String> missing = WeightNames.mlmHead(config).keySet().stream().filter(n -> find(n).isEmpty()).toList();
+        if (!missing.isEmpty()) {
+            throw new LoaderException(directory + " has no masked-language-model head (missing " + String.join(", ", missing)
+                    + "): it can give embeddings but not fill-mask");
+        }
     }
 
     /** Parameters stored in the files: tied weights count once, since they are stored once. */

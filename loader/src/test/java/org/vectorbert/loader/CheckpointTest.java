@@ -103,6 +103,11 @@ class CheckpointTest {
             assertFalse(c.hasMlmHead());
             String missing = refusal(() -> c.require("cls.predictions.transform.dense.weight", 4, 4));
             assertTrue(missing.startsWith(model + ": missing weight cls.predictions.transform.dense.weight"), missing);
+            String noHead = refusal(c::requireMlmHead);
+            assertTrue(noHead.startsWith(model + " has no masked-language-model head (missing cls.predictions.transform.dense.weight,"), noHead);
+            assertTrue(noHead.endsWith("): it can give embeddings but not fill-mask"), noHead);
+            String encoder = refusal(c::checkedWeights);
+            assertTrue(encoder.startsWith(model + ": missing weight bert.embeddings.position_embeddings.weight"), encoder);
         }
     }
 
@@ -130,7 +135,8 @@ class CheckpointTest {
     @Test
     void shardedCheckpointsLoadThroughTheIndex() throws IOException {
         Path a = tinyModel(dir.resolve("a"), Map.of("bert.embeddings.word_embeddings.weight", new long[] {10, 4}), "");
-        Path b = tinyModel(dir.resolve("b"), Map.of("bert.pooler.dense.weight", new long[] {4, 4}), "");
+        Path b = tinyModel(dir.resolve("b"), Map.of("bert.pooler.dense.weight", new long[] {4, 4},
+                "bert.pooler.dense.bias", new long[] {4}), "");
         Path sharded = Files.createDirectories(dir.resolve("sharded"));
         Files.copy(a.resolve("config.json"), sharded.resolve("config.json"));
         Files.copy(a.resolve("model.safetensors"), sharded.resolve("model-00001-of-00002.safetensors"));
@@ -138,11 +144,12 @@ class CheckpointTest {
         Files.writeString(sharded.resolve("model.safetensors.index.json"), """
                 {"metadata": {"total_size": 224}, "weight_map": {
                   "bert.embeddings.word_embeddings.weight": "model-00001-of-00002.safetensors",
-                  "bert.pooler.dense.weight": "model-00002-of-00002.safetensors"}}""");
+                  "bert.pooler.dense.weight": "model-00002-of-00002.safetensors",
+                  "bert.pooler.dense.bias": "model-00002-of-00002.safetensors"}}""");
         try (BertCheckpoint c = BertCheckpoint.open(sharded)) {
-            assertEquals(2, c.tensors().size());
+            assertEquals(3, c.tensors().size());
             assertTrue(c.hasPooler());
-            assertEquals(56, c.parameterCount());
+            assertEquals(60, c.parameterCount());
         }
         Files.writeString(sharded.resolve("model.safetensors.index.json"),
                 "{\"weight_map\": {\"x\": \"../../etc/passwd\"}}");

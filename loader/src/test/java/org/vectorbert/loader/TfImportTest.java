@@ -83,6 +83,10 @@ class TfImportTest {
             assertTrue(c.hasMlmHead());
             assertTrue(c.hasPooler());
             assertEquals(c.find(WeightNames.WORD_EMBEDDINGS), c.find(WeightNames.MLM_DECODER), "the decoder is tied");
+            Map<String, Tensor> weights = c.checkedWeights();
+            assertEquals(205, weights.size(), "197 encoder, 2 pooler, 6 MLM head (one of them the tied decoder)");
+            assertEquals(weights.get(WeightNames.WORD_EMBEDDINGS), weights.get(WeightNames.MLM_DECODER));
+            c.requireMlmHead();
         }
     }
 
