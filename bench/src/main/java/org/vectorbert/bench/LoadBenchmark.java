@@ -1,0 +1,73 @@
+package org.vectorbert.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.vectorbert.loader.BertCheckpoint;
+import org.vectorbert.loader.ModelHome;
+import org.vectorbert.loader.Tensor;
+
+/**
+ * Time to open a model ready for inference (config parsed and validated, safetensors validated
+ * and mapped, every weight resolved and shape-checked) with a warm page cache, and the resident
+ * memory it costs before and after every weight page has been touched.
+ *
+ * <pre>bench/run load [--model DIR]</pre>
+ */
+public final class LoadBenchmark {
+    private LoadBenchmark() {}
+
+    public static void main(String[] args) throws IOException {
+        Path model = args.length == 2 && args[0].equals("--model") ? Path.of(args[1])
+                : ModelHome.ensureDefaultModel(System.err::println, (done, total) -> { });
+        // Warm the page cache, as a second run of the command would find it.
+        try (var files = Files.list(model)) {
+            for (Path f : files.filter(p -> p.toString().endsWith(".safetensors")).toList()) {
+                try (var in = Files.newInputStream(f)) {
+                    in.transferTo(java.io.OutputStream.nullOutputStream());
+                }
+            }
+        }
+        // The first load in a fresh JVM also pays for class loading and JIT warm-up, as a CLI run does.
+        long start = System.nanoTime();
+        try (BertCheckpoint c = BertCheckpoint.open(model)) {
+            c.checkedWeights();
+        }
+        double firstMs = (System.nanoTime() - start) / 1e6;
+        Measure m = Measure.of(5, 21, () -> {
+            try (BertCheckpoint c = BertCheckpoint.open(model)) {
+                c.checkedWeights();
+            }
+        });
+        long before = residentKb();
+        try (BertCheckpoint c = BertCheckpoint.open(model)) {
+            Map<String, Tensor> weights = c.checkedWeights();
+            long mapped = residentKb();
+            double sum = 0;
+            for (Tensor t : c.tensors().values()) {
+                for (long b = 0; b < t.data().byteSize(); b += 4096) {
+                    sum += t.data().get(java.lang.foreign.ValueLayout.JAVA_BYTE, b);
+                }
+            }
+            long touched = residentKb();
+            System.out.printf("model: %s, %d tensors, %d weights resolved, %.1f MB of weights%n", model, c.tensors().size(),
+                    weights.size(), c.byteCount() / 1e6);
+            System.out.printf("load (open, validate, map, resolve and shape-check every weight), warm cache: first in a fresh JVM %.1f ms;"
+                    + " then median %.1f ms (best %.1f, worst %.1f) over %d runs%n",
+                    firstMs, m.medianSeconds() * 1e3, m.minSeconds() * 1e3, m.maxSeconds() * 1e3, m.rounds());
+            System.out.printf("resident memory: +%.1f MB after load, +%.1f MB after touching every weight page = %.3f x the weight bytes (checksum %s)%n",
+                    (mapped - before) / 1024.0, (touched - before) / 1024.0, (touched - before) * 1024.0 / c.byteCount(), sum != 0);
+        }
+    }
+
+    /** VmRSS from /proc/self/status, in kB. */
+    static long residentKb() throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+            if (line.startsWith("VmRSS:")) {
+                return Long.parseLong(line.replaceAll("[^0-9]", ""));
+            }
+        }
+        return -1;
+    }
+}
