@@ -1,0 +1,21 @@
+package org.vectorbert.engine;
+
+import org.vectorbert.loader.BertConfig;
+
+/** The feed-forward activation, by config.json's hidden_act. */
+enum Activation {
+    /** gelu: exact, with erf. */
+    GELU,
+    /** gelu_new, gelu_pytorch_tanh: the tanh approximation. */
+    GELU_TANH,
+    RELU;
+
+    static Activation of(BertConfig config) {
+        return switch (config.hiddenAct()) {
+            case "gelu" -> GELU;
+            case "gelu_new", "gelu_pytorch_tanh" -> GELU_TANH;
+            case "relu" -> RELU;
+            default -> throw new IllegalArgumentException("unsupported hidden_act " + config.hiddenAct());
+        };
+    }
+}

@@ -1,0 +1,177 @@
+package org.vectorbert.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.vectorbert.loader.Tensor;
+
+/** Each SIMD kernel against its scalar twin over random shapes, most not multiples of the vector length. */
+class KernelsTest {
+    private static final Random RANDOM = new Random(42);
+    private static final int[] SIZES = {1, 2, 3, 4, 5, 7, 15, 16, 17, 31, 33, 64, 100, 129};
+
+    static float[] random(int n, float scale) {
+        float[] a = new float[n];
+        for (int i = 0; i < n; i++) {
+            a[i] = (float) (RANDOM.nextGaussian() * scale);
+        }
+        return a;
+    }
+
+    static MemorySegment segment(Arena arena, float[] values) {
+        MemorySegment s = arena.allocate((long) values.length * 4, 64);
+        for (int i = 0; i < values.length; i++) {
+            s.setAtIndex(Tensor.F32, i, values[i]);
+        }
+        return s;
+    }
+
+    static void assertClose(float[] expected, float[] actual, double tolerance, String what) {
+        assertEquals(expected.length, actual.length, what);
+        for (int i = 0; i < expected.length; i++) {
+            double bound = tolerance * Math.max(1, Math.abs(expected[i]));
+            assertTrue(Math.abs(expected[i] - actual[i]) <= bound,
+                    what + " at " + i + ": expected " + expected[i] + " but was " + actual[i]);
+        }
+    }
+
+    @Test
+    void linearMatchesItsTwinForEveryShape() {
+        try (Arena arena = Arena.ofShared()) {
+            for (int rows : new int[] {1, 2, 3, 4, 5, 8, 9}) {
+                for (int in : SIZES) {
+                    for (int out : new int[] {1, 3, 4, 5, 8, 17, 33, 70}) {
+                        float[] x = random(rows * in, 1);
+                        float[] w = random(out * in, 0.5f);
+                        float[] b = random(out, 1);
+                        float[] y = new float[rows * out];
+                        Kernels.linear(x, rows, in, segment(arena, w), segment(arena, b), out, y);
+                        assertClose(ScalarKernels.linear(x, rows, in, w, b, out), y, 1e-5, rows + "x" + in + " -> " + out);
+                        Kernels.linear(x, rows, in, segment(arena, w), null, out, y);
+                        assertClose(ScalarKernels.linear(x, rows, in, w, null, out), y, 1e-5, "no bias " + rows + "x" + in);
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void linearSplitsAcrossThreadsWithTheSameResult() {
+        try (Arena arena = Arena.ofShared()) {
+            float[] x = random(7 * 300, 1);
+            float[] w = random(1001 * 300, 0.1f);
+            MemorySegment ws = segment(arena, w);
+            float[] one = new float[7 * 1001];
+            float[] many = new float[7 * 1001];
+            int before = Parallel.threads();
+            try {
+                Parallel.setThreads(1);
+                Kernels.linear(x, 7, 300, ws, null, 1001, one);
+                Parallel.setThreads(3);
+                Kernels.linear(x, 7, 300, ws, null, 1001, many);
+            } finally {
+                Parallel.setThreads(before);
+            }
+            assertClose(one, many, 0, "1 thread vs 3");
+        }
+    }
+
+    @Test
+    void exactGeluIsWithinOneMillionthOverMinusTenToTen() {
+        int n = 200_001;
+        float[] x = new float[n];
+        for (int i = 0; i < n; i++) {
+            x[i] = -10f + 20f * i / (n - 1);
+        }
+        float[] y = x.clone();
+        Kernels.gelu(y, 0, n);
+        double worst = 0;
+        for (int i = 0; i < n; i++) {
+            worst = Math.max(worst, Math.abs(y[i] - ScalarKernels.gelu(x[i])));
+        }
+        assertTrue(worst <= 1e-6, "max abs error " + worst);
+    }
+
+    @Test
+    void tanhGeluReluAndTanhMatchTheirDefinitions() {
+        float[] x = random(1003, 3);
+        float[] g = x.clone();
+        Kernels.geluTanh(g, 0, g.length);
+        float[] r = x.clone();
+        Kernels.relu(r, 0, r.length);
+        float[] t = x.clone();
+        Kernels.tanh(t, 0, t.length);
+        for (int i = 0; i < x.length; i++) {
+            assertEquals(ScalarKernels.geluTanh(x[i]), g[i], 2e-6, "gelu_new at " + x[i]);
+            assertEquals(Math.max(0, x[i]), r[i], 0, "relu");
+            assertEquals(Math.tanh(x[i]), t[i], 2e-7, "tanh at " + x[i]);
+        }
+    }
+
+    @Test
+    void erfReferenceIsRight() {
+        assertEquals(0.8427007929497149, ScalarKernels.erf(1), 1e-15);
+        assertEquals(0.9999779095030014, ScalarKernels.erf(3), 1e-15);
+        assertEquals(-0.5204998778130465, ScalarKernels.erf(-0.5), 1e-15);
+    }
+
+    @Test
+    void layerNormMatchesItsTwin() {
+        try (Arena arena = Arena.ofShared()) {
+            for (int dim : SIZES) {
+                float[] x = random(3 * dim, 2);
+                for (int i = 0; i < dim; i++) {
+                    x[i] += 50; // a large mean, where one-pass variance would lose digits
+                }
+                float[] g = random(dim, 1);
+                float[] b = random(dim, 1);
+                float[] y = new float[x.length];
+                Kernels.layerNorm(x, 3, dim, segment(arena, g), segment(arena, b), 1e-12f, y);
+                assertClose(ScalarKernels.layerNorm(x, 3, dim, g, b, 1e-12), y, 2e-5, "dim " + dim);
+            }
+        }
+    }
+
+    @Test
+    void softmaxIsStableAndMasked() {
+        for (int n : SIZES) {
+            float[] a = random(n, 30);
+            a[0] += 80; // exp would overflow without subtracting the maximum
+            float[] expected = ScalarKernels.softmax(a);
+            Kernels.softmax(a, 0, n);
+            assertClose(expected, a, 1e-6, "n " + n);
+        }
+        float[] masked = {1f, 2f, -Float.MAX_VALUE, 3f};
+        Kernels.softmax(masked, 0, 4);
+        assertEquals(0f, masked[2]);
+        assertEquals(1.0, masked[0] + masked[1] + masked[3], 1e-6);
+    }
+
+    @Test
+    void attentionMatchesItsTwin() {
+        for (int seq : new int[] {1, 2, 5, 17, 40}) {
+            for (int[] shape : new int[][] {{8, 2}, {64, 4}, {48, 3}}) {
+                int hidden = shape[0];
+                int heads = shape[1];
+                int d = hidden / heads;
+                float[] q = random(seq * hidden, 1);
+                float[] k = random(seq * hidden, 1);
+                float[] v = random(seq * hidden, 1);
+                float[] mask = new float[seq];
+                if (seq > 2) {
+                    mask[seq - 1] = -Float.MAX_VALUE;
+                }
+                float[] ctx = new float[seq * hidden];
+                float[] scores = new float[seq * seq];
+                for (int h = 0; h < heads; h++) {
+                    Kernels.attentionHead(q, k, v, hidden, 0, seq, h * d, d, mask, 0, scores, ctx);
+                }
+                assertClose(ScalarKernels.attention(q, k, v, seq, hidden, heads, mask), ctx, 1e-5, "seq " + seq + " hidden " + hidden);
+            }
+        }
+    }
+}

@@ -1,0 +1,121 @@
+package org.vectorbert.engine;
+
+/** Plain double-precision twins of the SIMD kernels, the reference they are tested against. */
+final class ScalarKernels {
+    private ScalarKernels() {}
+
+    static float[] linear(float[] x, int rows, int in, float[] w, float[] b, int out) {
+        float[] y = new float[rows * out];
+        for (int r = 0; r < rows; r++) {
+            for (int o = 0; o < out; o++) {
+                double s = b == null ? 0 : b[o];
+                for (int k = 0; k < in; k++) {
+                    s += (double) x[r * in + k] * w[o * in + k];
+                }
+                y[r * out + o] = (float) s;
+            }
+        }
+        return y;
+    }
+
+    /** erf to double precision: Taylor series near zero, a continued fraction for erfc further out. */
+    static double erf(double x) {
+        double ax = Math.abs(x);
+        double r;
+        if (ax < 2.5) {
+            double term = ax;
+            double sum = ax;
+            for (int n = 1; n < 200; n++) {
+                term *= -ax * ax / n;
+                double add = term / (2 * n + 1);
+                sum += add;
+                if (Math.abs(add) < 1e-20) {
+                    break;
+                }
+            }
+            r = 2 / Math.sqrt(Math.PI) * sum;
+        } else {
+            // erfc(x) = exp(-x²)/√π · 1/(x + 1/2/(x + 1/(x + 3/2/(x + ...)))), evaluated from the tail.
+            double f = ax;
+            for (int n = 200; n >= 1; n--) {
+                f = ax + (n / 2.0) / f;
+            }
+            r = 1 - Math.exp(-ax * ax) / Math.sqrt(Math.PI) / f;
+        }
+        return x < 0 ? -r : r;
+    }
+
+    static double gelu(double x) {
+        return 0.5 * x * (1 + erf(x / Math.sqrt(2)));
+    }
+
+    static double geluTanh(double x) {
+        return 0.5 * x * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (x + 0.044715 * x * x * x)));
+    }
+
+    static float[] layerNorm(float[] x, int rows, int dim, float[] g, float[] b, double eps) {
+        float[] y = new float[x.length];
+        for (int r = 0; r < rows; r++) {
+            double mean = 0;
+            for (int i = 0; i < dim; i++) {
+                mean += x[r * dim + i];
+            }
+            mean /= dim;
+            double var = 0;
+            for (int i = 0; i < dim; i++) {
+                double d = x[r * dim + i] - mean;
+                var += d * d;
+            }
+            var /= dim;
+            for (int i = 0; i < dim; i++) {
+                y[r * dim + i] = (float) ((x[r * dim + i] - mean) / Math.sqrt(var + eps) * g[i] + b[i]);
+            }
+        }
+        return y;
+    }
+
+    static float[] softmax(float[] a) {
+        double max = Double.NEGATIVE_INFINITY;
+        for (float v : a) {
+            max = Math.max(max, v);
+        }
+        double sum = 0;
+        double[] e = new double[a.length];
+        for (int i = 0; i < a.length; i++) {
+            e[i] = Math.exp(a[i] - max);
+            sum += e[i];
+        }
+        float[] out = new float[a.length];
+        for (int i = 0; i < a.length; i++) {
+            out[i] = (float) (e[i] / sum);
+        }
+        return out;
+    }
+
+    /** Attention of one sequence, all heads: ctx [seq, hidden]. */
+    static float[] attention(float[] q, float[] k, float[] v, int seq, int hidden, int heads, float[] mask) {
+        int d = hidden / heads;
+        float[] ctx = new float[seq * hidden];
+        for (int h = 0; h < heads; h++) {
+            for (int i = 0; i < seq; i++) {
+                float[] s = new float[seq];
+                for (int j = 0; j < seq; j++) {
+                    double dot = 0;
+                    for (int c = 0; c < d; c++) {
+                        dot += (double) q[i * hidden + h * d + c] * k[j * hidden + h * d + c];
+                    }
+                    s[j] = (float) (dot / Math.sqrt(d) + mask[j]);
+                }
+                float[] p = softmax(s);
+                for (int c = 0; c < d; c++) {
+                    double acc = 0;
+                    for (int j = 0; j < seq; j++) {
+                        acc += (double) p[j] * v[j * hidden + h * d + c];
+                    }
+                    ctx[i * hidden + h * d + c] = (float) acc;
+                }
+            }
+        }
+        return ctx;
+    }
+}
