@@ -223,6 +223,18 @@ final class Kernels {
         }
     }
 
+    /** a[off + i] += b[i] for i in [0, n). */
+    static void addInPlaceAt(float[] a, int off, float[] b, int n) {
+        int bound = S.loopBound(n);
+        int i = 0;
+        for (; i < bound; i += L) {
+            FloatVector.fromArray(S, a, off + i).add(FloatVector.fromArray(S, b, i)).intoArray(a, off + i);
+        }
+        for (; i < n; i++) {
+            a[off + i] += b[i];
+        }
+    }
+
     /** The activation named by hidden_act, in place over [0, n), in parallel. */
     static void activate(Activation act, float[] a, int n) {
         Parallel.forRange(n, 4096, (from, to) -> {
@@ -370,15 +382,15 @@ final class Kernels {
     /**
      * Scaled dot-product attention for one sequence and one head: rows [row0, row0+seq) of q, k, v
      * ([rows, hidden]), columns [col, col+headSize). {@code mask} holds the additive mask per key
-     * (0 or the float minimum); {@code scores} is scratch of at least seq·seq floats, and keeps
-     * the probabilities. The context goes to the same place in {@code ctx}.
+     * (0 or the float minimum); {@code scores} from {@code scoresOff} is scratch of seq·seq floats,
+     * and keeps the probabilities. The context goes to the same place in {@code ctx}.
      */
     static void attentionHead(float[] q, float[] k, float[] v, int hidden, int row0, int seq, int col, int headSize,
-                              float[] mask, int maskOff, float[] scores, float[] ctx) {
+                              float[] mask, int maskOff, float[] scores, int scoresOff, float[] ctx) {
         float scale = (float) (1.0 / Math.sqrt(headSize));
         for (int i = 0; i < seq; i++) {
             int qi = (row0 + i) * hidden + col;
-            int si = i * seq;
+            int si = scoresOff + i * seq;
             for (int j = 0; j < seq; j++) {
                 scores[si + j] = dot(q, qi, k, (row0 + j) * hidden + col, headSize) * scale + mask[maskOff + j];
             }

@@ -168,7 +168,7 @@ class KernelsTest {
                 float[] ctx = new float[seq * hidden];
                 float[] scores = new float[seq * seq];
                 for (int h = 0; h < heads; h++) {
-                    Kernels.attentionHead(q, k, v, hidden, 0, seq, h * d, d, mask, 0, scores, ctx);
+                    Kernels.attentionHead(q, k, v, hidden, 0, seq, h * d, d, mask, 0, scores, 0, ctx);
                 }
                 assertClose(ScalarKernels.attention(q, k, v, seq, hidden, heads, mask), ctx, 1e-5, "seq " + seq + " hidden " + hidden);
             }

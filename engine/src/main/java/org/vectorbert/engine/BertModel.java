@@ -1,0 +1,334 @@
+package org.vectorbert.engine;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import org.vectorbert.loader.BertCheckpoint;
+import org.vectorbert.loader.BertConfig;
+import org.vectorbert.loader.Tensor;
+import org.vectorbert.loader.WeightNames;
+
+/**
+ * A BERT encoder with its optional heads, on weights read in place from the mapped checkpoint.
+ * Post-LN (BERT) or pre-LN layers, as the config declares. Thread-safe: a forward pass keeps its
+ * working buffers to itself. {@link #close()} unmaps the weights.
+ */
+public final class BertModel implements AutoCloseable {
+    /** One encoder layer's weights, named as Hugging Face names them. */
+    record Layer(MemorySegment query, MemorySegment queryBias, MemorySegment key, MemorySegment keyBias,
+                 MemorySegment value, MemorySegment valueBias, MemorySegment attentionOut, MemorySegment attentionOutBias,
+                 MemorySegment attentionNorm, MemorySegment attentionNormBias, MemorySegment intermediate,
+                 MemorySegment intermediateBias, MemorySegment output, MemorySegment outputBias,
+                 MemorySegment outputNorm, MemorySegment outputNormBias) {}
+
+    /** The masked-language-model head: transform (dense, activation, LayerNorm), then the decoder. */
+    record MlmHead(MemorySegment transform, MemorySegment transformBias, MemorySegment norm, MemorySegment normBias,
+                   MemorySegment decoder, MemorySegment decoderBias) {}
+
+    private final BertCheckpoint checkpoint;
+    private final Arena converted;
+    private final BertConfig config;
+    private final Activation activation;
+    private final MemorySegment wordEmbeddings;
+    private final MemorySegment positionEmbeddings;
+    private final MemorySegment typeEmbeddings;
+    private final MemorySegment embeddingNorm;
+    private final MemorySegment embeddingNormBias;
+    private final List<Layer> layers;
+    private final MemorySegment finalNorm;
+    private final MemorySegment finalNormBias;
+    private final MemorySegment pooler;
+    private final MemorySegment poolerBias;
+    private final MlmHead mlm;
+
+    private BertModel(BertCheckpoint checkpoint) {
+        this.checkpoint = checkpoint;
+        this.config = checkpoint.config();
+        this.activation = Activation.of(config);
+        this.converted = Arena.ofShared();
+        Map<String, Tensor> w = checkpoint.checkedWeights();
+        wordEmbeddings = f32(w, WeightNames.WORD_EMBEDDINGS);
+        positionEmbeddings = f32(w, "bert.embeddings.position_embeddings.weight");
+        typeEmbeddings = f32(w, "bert.embeddings.token_type_embeddings.weight");
+        embeddingNorm = f32(w, "bert.embeddings.LayerNorm.weight");
+        embeddingNormBias = f32(w, "bert.embeddings.LayerNorm.bias");
+        List<Layer> list = new ArrayList<>();
+        for (int l = 0; l < config.numHiddenLayers(); l++) {
+            String p = "bert.encoder.layer." + l + ".";
+            list.add(new Layer(
+                    f32(w, p + "attention.self.query.weight"), f32(w, p + "attention.self.query.bias"),
+                    f32(w, p + "attention.self.key.weight"), f32(w, p + "attention.self.key.bias"),
+                    f32(w, p + "attention.self.value.weight"), f32(w, p + "attention.self.value.bias"),
+                    f32(w, p + "attention.output.dense.weight"), f32(w, p + "attention.output.dense.bias"),
+                    f32(w, p + "attention.output.LayerNorm.weight"), f32(w, p + "attention.output.LayerNorm.bias"),
+                    f32(w, p + "intermediate.dense.weight"), f32(w, p + "intermediate.dense.bias"),
+                    f32(w, p + "output.dense.weight"), f32(w, p + "output.dense.bias"),
+                    f32(w, p + "output.LayerNorm.weight"), f32(w, p + "output.LayerNorm.bias")));
+        }
+        layers = List.copyOf(list);
+        finalNorm = f32(w, "bert.encoder.final_layer_norm.weight");
+        finalNormBias = f32(w, "bert.encoder.final_layer_norm.bias");
+        pooler = f32(w, "bert.pooler.dense.weight");
+        poolerBias = f32(w, "bert.pooler.dense.bias");
+        mlm = w.containsKey(WeightNames.MLM_BIAS)
+                ? new MlmHead(f32(w, "cls.predictions.transform.dense.weight"), f32(w, "cls.predictions.transform.dense.bias"),
+                        f32(w, "cls.predictions.transform.LayerNorm.weight"), f32(w, "cls.predictions.transform.LayerNorm.bias"),
+                        f32(w, WeightNames.MLM_DECODER), f32(w, WeightNames.MLM_BIAS))
+                : null;
+    }
+
+    /** Float32 in place for F32 weights; F16 and BF16 are widened once into memory this model owns. */
+    private MemorySegment f32(Map<String, Tensor> weights, String name) {
+        Tensor t = weights.get(name);
+        return t == null ? null : t.asFloat32(converted);
+    }
+
+    /** Opens a Hugging Face model directory. */
+    public static BertModel load(Path directory) {
+        BertCheckpoint checkpoint = BertCheckpoint.open(directory);
+        try {
+            return new BertModel(checkpoint);
+        } catch (RuntimeException e) {
+            checkpoint.close();
+            throw e;
+        }
+    }
+
+    public BertConfig config() {
+        return config;
+    }
+
+    public BertCheckpoint checkpoint() {
+        return checkpoint;
+    }
+
+    public boolean hasPooler() {
+        return pooler != null;
+    }
+
+    public boolean hasMlmHead() {
+        return mlm != null;
+    }
+
+    /** What a forward pass should return beyond the last hidden state. */
+    public record Request(boolean allHiddenStates, boolean attentions, boolean pooled, int[] mlmRows) {
+        public static Request lastHiddenState() {
+            return new Request(false, false, false, new int[0]);
+        }
+
+        public Request withAllHiddenStates() {
+            return new Request(true, attentions, pooled, mlmRows);
+        }
+
+        public Request withAttentions() {
+            return new Request(allHiddenStates, true, pooled, mlmRows);
+        }
+
+        public Request withPooled() {
+            return new Request(allHiddenStates, attentions, true, mlmRows);
+        }
+
+        /** MLM logits at these rows of the batch (row = sequence · length + position). */
+        public Request withMlmLogitsAt(int... rows) {
+            return new Request(allHiddenStates, attentions, pooled, rows.clone());
+        }
+    }
+
+    /**
+     * The results of a forward pass; arrays are row-major.
+     *
+     * @param lastHiddenState [size, length, hidden]
+     * @param hiddenStates    embedding output and every layer's output, each [size, length, hidden]; empty unless asked
+     * @param attentions      per layer, probabilities [size, heads, length, length]; empty unless asked
+     * @param pooled          [size, hidden], or null unless asked
+     * @param mlmLogits       [rows asked, vocab], or null unless asked
+     */
+    public record Output(Batch batch, float[] lastHiddenState, List<float[]> hiddenStates, List<float[]> attentions,
+                         float[] pooled, float[] mlmLogits) {}
+
+    /** Runs the encoder over a batch. */
+    public Output forward(Batch batch, Request request) {
+        check(batch, request);
+        int hidden = config.hiddenSize();
+        int rows = batch.size() * batch.length();
+        int heads = config.numAttentionHeads();
+        int seq = batch.length();
+        float[] x = embed(batch);
+        float[] mask = new float[rows];
+        for (int b = 0; b < batch.size(); b++) {
+            Arrays.fill(mask, b * seq + batch.lengths()[b], (b + 1) * seq, -Float.MAX_VALUE);
+        }
+        // Working buffers, sized by the batch and reused by every layer.
+        float[] q = new float[rows * hidden];
+        float[] k = new float[rows * hidden];
+        float[] v = new float[rows * hidden];
+        float[] ctx = new float[rows * hidden];
+        float[] t = new float[rows * hidden];
+        float[] inner = new float[rows * config.intermediateSize()];
+        float[] scores = new float[batch.size() * heads * seq * seq];
+
+        List<float[]> hiddenStates = new ArrayList<>();
+        List<float[]> attentions = new ArrayList<>();
+        if (request.allHiddenStates()) {
+            hiddenStates.add(x.clone());
+        }
+        for (Layer layer : layers) {
+            if (config.preLayerNorm()) {
+                Kernels.layerNorm(x, rows, hidden, layer.attentionNorm(), layer.attentionNormBias(), eps(), t);
+                attention(t, layer, batch, mask, q, k, v, scores, ctx);
+                Kernels.linear(ctx, rows, hidden, layer.attentionOut(), layer.attentionOutBias(), hidden, t);
+                Kernels.addInPlace(x, t, rows * hidden);
+                Kernels.layerNorm(x, rows, hidden, layer.outputNorm(), layer.outputNormBias(), eps(), t);
+                feedForward(t, rows, layer, inner, ctx);
+                Kernels.addInPlace(x, ctx, rows * hidden);
+            } else {
+                attention(x, layer, batch, mask, q, k, v, scores, ctx);
+                Kernels.linear(ctx, rows, hidden, layer.attentionOut(), layer.attentionOutBias(), hidden, t);
+                Kernels.addInPlace(t, x, rows * hidden);
+                Kernels.layerNorm(t, rows, hidden, layer.attentionNorm(), layer.attentionNormBias(), eps(), x);
+                feedForward(x, rows, layer, inner, t);
+                Kernels.addInPlace(t, x, rows * hidden);
+                Kernels.layerNorm(t, rows, hidden, layer.outputNorm(), layer.outputNormBias(), eps(), x);
+            }
+            if (request.attentions()) {
+                attentions.add(scores.clone());
+            }
+            if (request.allHiddenStates()) {
+                hiddenStates.add(x.clone());
+            }
+        }
+        if (finalNorm != null) {
+            Kernels.layerNorm(x, rows, hidden, finalNorm, finalNormBias, eps(), x);
+            if (request.allHiddenStates()) {
+                hiddenStates.set(hiddenStates.size() - 1, x.clone());
+            }
+        }
+        float[] pooled = request.pooled() ? pool(x, batch) : null;
+        float[] logits = request.mlmRows().length > 0 ? mlmLogits(x, request.mlmRows()) : null;
+        return new Output(batch, x, List.copyOf(hiddenStates), List.copyOf(attentions), pooled, logits);
+    }
+
+    private float eps() {
+        return (float) config.layerNormEps();
+    }
+
+    private void check(Batch batch, Request request) {
+        if (batch.length() > config.maxPositionEmbeddings()) {
+            throw new EngineException("a sequence of " + batch.length() + " tokens is longer than the model's maximum of "
+                    + config.maxPositionEmbeddings() + " positions; truncate it (the tokenizer can: --max-length)");
+        }
+        for (int i = 0; i < batch.ids().length; i++) {
+            int id = batch.ids()[i];
+            if (id < 0 || id >= config.vocabSize()) {
+                throw new EngineException("token id " + id + " is outside the model's vocabulary (0.." + (config.vocabSize() - 1) + ")");
+            }
+            int type = batch.typeIds()[i];
+            if (type < 0 || type >= config.typeVocabSize()) {
+                throw new EngineException("token type id " + type + " is outside 0.." + (config.typeVocabSize() - 1));
+            }
+        }
+        if (request.pooled() && pooler == null) {
+            throw new EngineException(checkpoint.directory() + " has no pooler (bert.pooler.dense.*): use cls or mean pooling");
+        }
+        if (request.mlmRows().length > 0) {
+            if (mlm == null) {
+                checkpoint.requireMlmHead();
+            }
+            for (int row : request.mlmRows()) {
+                if (row < 0 || row >= batch.size() * batch.length()) {
+                    throw new EngineException("MLM row " + row + " is outside the batch");
+                }
+            }
+        }
+    }
+
+    /** word[id] + position[i] + type[t], then LayerNorm. */
+    private float[] embed(Batch batch) {
+        int hidden = config.hiddenSize();
+        int seq = batch.length();
+        float[] x = new float[batch.size() * seq * hidden];
+        float[] row = new float[hidden];
+        for (int r = 0; r < batch.size() * seq; r++) {
+            int off = r * hidden;
+            MemorySegment.copy(wordEmbeddings, Tensor.F32, (long) batch.ids()[r] * hidden * 4, x, off, hidden);
+            MemorySegment.copy(positionEmbeddings, Tensor.F32, (long) (r % seq) * hidden * 4, row, 0, hidden);
+            Kernels.addInPlaceAt(x, off, row, hidden);
+            MemorySegment.copy(typeEmbeddings, Tensor.F32, (long) batch.typeIds()[r] * hidden * 4, row, 0, hidden);
+            Kernels.addInPlaceAt(x, off, row, hidden);
+        }
+        Kernels.layerNorm(x, batch.size() * seq, hidden, embeddingNorm, embeddingNormBias, eps(), x);
+        return x;
+    }
+
+    /** Multi-head self-attention of {@code in}; the context (before the output projection) goes to ctx. */
+    private void attention(float[] in, Layer layer, Batch batch, float[] mask, float[] q, float[] k, float[] v,
+                           float[] scores, float[] ctx) {
+        int hidden = config.hiddenSize();
+        int rows = batch.size() * batch.length();
+        Kernels.linear(in, rows, hidden, layer.query(), layer.queryBias(), hidden, q);
+        Kernels.linear(in, rows, hidden, layer.key(), layer.keyBias(), hidden, k);
+        Kernels.linear(in, rows, hidden, layer.value(), layer.valueBias(), hidden, v);
+        int heads = config.numAttentionHeads();
+        int headSize = config.headSize();
+        int seq = batch.length();
+        Parallel.forRange(batch.size() * heads, 1, (from, to) -> {
+            for (int task = from; task < to; task++) {
+                int b = task / heads;
+                int h = task % heads;
+                Kernels.attentionHead(q, k, v, hidden, b * seq, seq, h * headSize, headSize, mask, b * seq,
+                        scores, task * seq * seq, ctx);
+            }
+        });
+    }
+
+    /** out = W2·act(W1·in + b1) + b2, without the residual. */
+    private void feedForward(float[] in, int rows, Layer layer, float[] inner, float[] out) {
+        int hidden = config.hiddenSize();
+        int size = config.intermediateSize();
+        Kernels.linear(in, rows, hidden, layer.intermediate(), layer.intermediateBias(), size, inner);
+        Kernels.activate(activation, inner, rows * size);
+        Kernels.linear(inner, rows, size, layer.output(), layer.outputBias(), hidden, out);
+    }
+
+    /** tanh(Wp·h[CLS] + bp) for each sequence. */
+    private float[] pool(float[] x, Batch batch) {
+        int hidden = config.hiddenSize();
+        float[] cls = new float[batch.size() * hidden];
+        for (int b = 0; b < batch.size(); b++) {
+            System.arraycopy(x, b * batch.length() * hidden, cls, b * hidden, hidden);
+        }
+        float[] pooled = new float[batch.size() * hidden];
+        Kernels.linear(cls, batch.size(), hidden, pooler, poolerBias, hidden, pooled);
+        Kernels.tanh(pooled, 0, pooled.length);
+        return pooled;
+    }
+
+    /** The MLM head at the given rows only: LayerNorm(act(Wt·h + bt)), then ·Eᵀ + bias. */
+    private float[] mlmLogits(float[] x, int[] rowsAsked) {
+        int hidden = config.hiddenSize();
+        int n = rowsAsked.length;
+        float[] h = new float[n * hidden];
+        for (int i = 0; i < n; i++) {
+            System.arraycopy(x, rowsAsked[i] * hidden, h, i * hidden, hidden);
+        }
+        float[] t = new float[n * hidden];
+        Kernels.linear(h, n, hidden, mlm.transform(), mlm.transformBias(), hidden, t);
+        Kernels.activate(activation, t, t.length);
+        Kernels.layerNorm(t, n, hidden, mlm.norm(), mlm.normBias(), eps(), t);
+        float[] logits = new float[n * config.vocabSize()];
+        Kernels.linear(t, n, hidden, mlm.decoder(), mlm.decoderBias(), config.vocabSize(), logits);
+        return logits;
+    }
+
+    @Override
+    public void close() {
+        if (converted.scope().isAlive()) {
+            converted.close();
+        }
+        checkpoint.close();
+    }
+}

@@ -1,0 +1,10 @@
+package org.vectorbert.engine;
+
+/** The engine was asked for something the model or the input cannot give; the message says what, fit for a user. */
+public class EngineException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    public EngineException(String message) {
+        super(message);
+    }
+}
