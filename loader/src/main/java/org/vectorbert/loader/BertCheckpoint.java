@@ -155,7 +155,8 @@ public final class BertCheckpoint implements AutoCloseable {
         Map<String, Tensor> weights = new LinkedHashMap<>();
         WeightNames.encoder(config).forEach((name, shape) -> weights.put(name, require(name, shape)));
         for (Map<String, long[]> head : List.of(WeightNames.pooler(config), WeightNames.mlmHead(config))) {
-            if (head.keySet().stream().anyMatch(n -> find(n).isPresent())) {
+            // The tied decoder is always "found" (it is the word embeddings), so it does not make a head present.
+            if (head.keySet().stream().filter(n -> !n.equals(WeightNames.MLM_DECODER)).anyMatch(n -> find(n).isPresent())) {
                 head.forEach((name, shape) -> weights.put(name, require(name, shape)));
             }
         }
