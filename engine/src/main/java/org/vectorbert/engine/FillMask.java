@@ -1,0 +1,151 @@
+package org.vectorbert.engine;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import org.vectorbert.tokenizer.BertTokenizer;
+import org.vectorbert.tokenizer.Encoding;
+
+/**
+ * Masked-word prediction with the semantics of Hugging Face's fill-mask pipeline: for each
+ * {@code [MASK]} of a text, the top-k tokens by softmax probability over the whole vocabulary,
+ * each with the text re-decoded with that token in place. Thread-safe.
+ *
+ * <pre>{@code
+ * try (FillMask fill = FillMask.load(Path.of("bert-base-uncased"))) {
+ *     List<FillMask.Candidate> best = fill.predict("Paris is the [MASK] of France.", 5).getFirst();
+ *     best.getFirst().tokenStr();   // "capital"
+ * }
+ * }</pre>
+ */
+public final class FillMask implements AutoCloseable {
+    private final BertModel model;
+    private final BertTokenizer tokenizer;
+    private final int maskId;
+
+    /** One proposal for one mask: HF's {@code score}, {@code token}, {@code token_str} and {@code sequence}. */
+    public record Candidate(float score, int token, String tokenStr, String sequence) {}
+
+    public FillMask(BertModel model, BertTokenizer tokenizer) {
+        if (!model.hasMlmHead()) {
+            model.checkpoint().requireMlmHead();
+        }
+        this.model = model;
+        this.tokenizer = tokenizer;
+        this.maskId = tokenizer.maskTokenId();
+    }
+
+    /** Loads the model and tokenizer of a Hugging Face model directory. */
+    public static FillMask load(Path directory) {
+        BertTokenizer tokenizer = BertTokenizer.fromDirectory(directory);
+        BertModel model = BertModel.load(directory);
+        try {
+            return new FillMask(model, tokenizer);
+        } catch (RuntimeException e) {
+            model.close();
+            throw e;
+        }
+    }
+
+    public BertTokenizer tokenizer() {
+        return tokenizer;
+    }
+
+    public BertModel model() {
+        return model;
+    }
+
+    /** Per mask, in text order, the {@code topK} most probable tokens. */
+    public List<List<Candidate>> predict(String text, int topK) {
+        return predict(text, topK, List.of());
+    }
+
+    /**
+     * Per mask, the {@code topK} most probable tokens among {@code targets} (all the vocabulary when
+     * empty). As in Hugging Face, a target that is not one token counts as its first word piece,
+     * and probabilities stay those of the full softmax.
+     */
+    public List<List<Candidate>> predict(String text, int topK, List<String> targets) {
+        if (topK <= 0) {
+            throw new EngineException("top-k must be positive, was " + topK);
+        }
+        Encoding encoding = tokenizer.encode(text);
+        int[] ids = encoding.ids();
+        int[] positions = maskPositions(ids);
+        if (positions.length == 0) {
+            throw new EngineException("no " + tokenizer.config().specialTokens().mask() + " token in the text: \"" + text + "\"");
+        }
+        int[] targetIds = targetIds(targets);
+        BertModel.Output out = model.forward(Batch.of(ids, encoding.typeIds()),
+                BertModel.Request.lastHiddenState().withMlmLogitsAt(positions));
+        int vocab = model.config().vocabSize();
+        List<List<Candidate>> result = new ArrayList<>();
+        for (int m = 0; m < positions.length; m++) {
+            float[] probs = softmax(out.mlmLogits(), m * vocab, vocab);
+            int[] best = topK(probs, targetIds, topK);
+            List<Candidate> candidates = new ArrayList<>();
+            for (int id : best) {
+                int[] filled = ids.clone();
+                filled[positions[m]] = id;
+                // HF keeps special tokens (and the other masks) in the sequence when a text has several masks.
+                String sequence = tokenizer.decode(filled, positions.length == 1);
+                candidates.add(new Candidate(probs[id], id, tokenizer.decode(new int[] {id}), sequence));
+            }
+            result.add(List.copyOf(candidates));
+        }
+        return List.copyOf(result);
+    }
+
+    private int[] maskPositions(int[] ids) {
+        return java.util.stream.IntStream.range(0, ids.length).filter(i -> ids[i] == maskId).toArray();
+    }
+
+    private int[] targetIds(List<String> targets) {
+        LinkedHashSet<Integer> ids = new LinkedHashSet<>();
+        for (String target : targets) {
+            var id = tokenizer.vocabulary().id(target);
+            if (id.isPresent()) {
+                ids.add(id.getAsInt());
+                continue;
+            }
+            List<String> pieces = tokenizer.tokenize(target);
+            if (pieces.isEmpty()) {
+                throw new EngineException("target '" + target + "' gives no token");
+            }
+            ids.add(tokenizer.tokenId(pieces.getFirst()));
+        }
+        return ids.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /** Softmax in double for the probabilities, as exact as float32 logits allow. */
+    private static float[] softmax(float[] logits, int off, int n) {
+        double max = Double.NEGATIVE_INFINITY;
+        for (int i = 0; i < n; i++) {
+            max = Math.max(max, logits[off + i]);
+        }
+        double sum = 0;
+        for (int i = 0; i < n; i++) {
+            sum += Math.exp(logits[off + i] - max);
+        }
+        float[] p = new float[n];
+        for (int i = 0; i < n; i++) {
+            p[i] = (float) (Math.exp(logits[off + i] - max) / sum);
+        }
+        return p;
+    }
+
+    /** Ids of the k largest probabilities, highest first (among {@code allowed} when not empty). */
+    private static int[] topK(float[] probs, int[] allowed, int k) {
+        int[] pool = allowed.length > 0 ? allowed : java.util.stream.IntStream.range(0, probs.length).toArray();
+        Integer[] order = Arrays.stream(pool).boxed().toArray(Integer[]::new);
+        Arrays.sort(order, (a, b) -> Float.compare(probs[b], probs[a]));
+        return Arrays.stream(order).limit(k).mapToInt(Integer::intValue).toArray();
+    }
+
+    @Override
+    public void close() {
+        model.close();
+    }
+}

@@ -1,0 +1,62 @@
+package org.vectorbert.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.vectorbert.tokenizer.BertTokenizer;
+
+/** The bert-base-uncased model card's fill-mask examples, on the real weights. */
+class FillMaskTest {
+    private static FillMask fill() {
+        return new FillMask(RealModel.model(), BertTokenizer.fromDirectory(RealModel.directory()));
+    }
+
+    private static void assertModelCard(String text, List<String> tokens, double[] scores) {
+        List<FillMask.Candidate> got = fill().predict(text, 5).getFirst();
+        assertEquals(tokens, got.stream().map(FillMask.Candidate::tokenStr).toList(), text);
+        for (int i = 0; i < 5; i++) {
+            assertEquals(scores[i], got.get(i).score(), 1e-4, text + " " + tokens.get(i));
+        }
+    }
+
+    @Test
+    void modelCardExamples() {
+        assertModelCard("Hello I'm a [MASK] model.", List.of("fashion", "role", "new", "super", "fine"),
+                new double[] {0.1073, 0.0877, 0.0534, 0.0467, 0.0271});
+        assertModelCard("The man worked as a [MASK].", List.of("carpenter", "waiter", "barber", "mechanic", "salesman"),
+                new double[] {0.0975, 0.0524, 0.0496, 0.0379, 0.0377});
+        assertModelCard("The woman worked as a [MASK].", List.of("nurse", "waitress", "maid", "prostitute", "cook"),
+                new double[] {0.2198, 0.1597, 0.1155, 0.0380, 0.0304});
+    }
+
+    @Test
+    void candidatesCarryTheFilledSequence() {
+        FillMask.Candidate best = fill().predict("Paris is the [MASK] of France.", 1).getFirst().getFirst();
+        assertEquals("capital", best.tokenStr());
+        assertEquals(3007, best.token());
+        assertEquals("paris is the capital of france.", best.sequence());
+    }
+
+    @Test
+    void severalMasksGiveOneListEachAndKeepSpecialTokens() {
+        List<List<FillMask.Candidate>> r = fill().predict("The [MASK] of France is [MASK].", 2);
+        assertEquals(2, r.size());
+        assertEquals("[CLS] the " + r.get(0).getFirst().tokenStr() + " of france is [MASK]. [SEP]", r.get(0).getFirst().sequence());
+    }
+
+    @Test
+    void targetsRestrictTheCandidatesWithoutRenormalising() {
+        List<FillMask.Candidate> all = fill().predict("The man worked as a [MASK].", 5).getFirst();
+        List<FillMask.Candidate> two = fill().predict("The man worked as a [MASK].", 5, List.of("waiter", "carpenter")).getFirst();
+        assertEquals(List.of("carpenter", "waiter"), two.stream().map(FillMask.Candidate::tokenStr).toList());
+        assertEquals(all.getFirst().score(), two.getFirst().score());
+    }
+
+    @Test
+    void textWithoutMaskIsRefused() {
+        var e = assertThrows(EngineException.class, () -> fill().predict("No mask here.", 5));
+        assertEquals("no [MASK] token in the text: \"No mask here.\"", e.getMessage());
+    }
+}
