@@ -96,33 +96,6 @@ final class Kernels {
             a32 = u.fma(v2, a32);
             a33 = u.fma(v3, a33);
         }
-        if (k < in) {
-            VectorMask<Float> m = S.indexInRange(k, in);
-            FloatVector v0 = FloatVector.fromMemorySegment(S, w, w0 + k * 4L, LE, m);
-            FloatVector v1 = FloatVector.fromMemorySegment(S, w, w1 + k * 4L, LE, m);
-            FloatVector v2 = FloatVector.fromMemorySegment(S, w, w2 + k * 4L, LE, m);
-            FloatVector v3 = FloatVector.fromMemorySegment(S, w, w3 + k * 4L, LE, m);
-            FloatVector u = FloatVector.fromArray(S, x, x0 + k, m);
-            a00 = u.fma(v0, a00);
-            a01 = u.fma(v1, a01);
-            a02 = u.fma(v2, a02);
-            a03 = u.fma(v3, a03);
-            u = FloatVector.fromArray(S, x, x1 + k, m);
-            a10 = u.fma(v0, a10);
-            a11 = u.fma(v1, a11);
-            a12 = u.fma(v2, a12);
-            a13 = u.fma(v3, a13);
-            u = FloatVector.fromArray(S, x, x2 + k, m);
-            a20 = u.fma(v0, a20);
-            a21 = u.fma(v1, a21);
-            a22 = u.fma(v2, a22);
-            a23 = u.fma(v3, a23);
-            u = FloatVector.fromArray(S, x, x3 + k, m);
-            a30 = u.fma(v0, a30);
-            a31 = u.fma(v1, a31);
-            a32 = u.fma(v2, a32);
-            a33 = u.fma(v3, a33);
-        }
         float b0 = 0, b1 = 0, b2 = 0, b3 = 0;
         if (bias != null) {
             b0 = bias.getAtIndex(F32, o);
@@ -135,6 +108,22 @@ final class Kernels {
         store4(out, p + outDim, a10, a11, a12, a13, b0, b1, b2, b3);
         store4(out, p + 2 * outDim, a20, a21, a22, a23, b0, b1, b2, b3);
         store4(out, p + 3 * outDim, a30, a31, a32, a33, b0, b1, b2, b3);
+        if (bound < in) {
+            // Kept out of the loop above so this method stays small enough for the JIT's first tiers.
+            for (int i = 0; i < 4; i++) {
+                for (int j = 0; j < 4; j++) {
+                    out[p + i * outDim + j] += tail(x, (r + i) * in, w, (long) (o + j) * in * 4, bound, in);
+                }
+            }
+        }
+    }
+
+    /** Σ x[xOff + k]·W[wOff/4 + k] for k in [from, to), a vector's worth or less. */
+    private static float tail(float[] x, int xOff, MemorySegment w, long wByteOff, int from, int to) {
+        VectorMask<Float> m = S.indexInRange(from, to);
+        return FloatVector.fromArray(S, x, xOff + from, m)
+                .mul(FloatVector.fromMemorySegment(S, w, wByteOff + from * 4L, LE, m))
+                .reduceLanes(VectorOperators.ADD, m);
     }
 
     private static void store4(float[] out, int p, FloatVector a0, FloatVector a1, FloatVector a2, FloatVector a3,

@@ -1,0 +1,77 @@
+package org.vectorbert.bench;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.vectorbert.engine.Batch;
+import org.vectorbert.engine.BertModel;
+import org.vectorbert.engine.FillMask;
+import org.vectorbert.engine.Parallel;
+import org.vectorbert.loader.BertConfig;
+import org.vectorbert.loader.ModelHome;
+
+/**
+ * Encoder forward time and achieved GFLOP/s for batch 1 x 8, 1 x 128 and 8 x 128 tokens (hidden
+ * states only), and fill-mask latency for a short query.
+ *
+ * <pre>bench/run encoder [--model DIR] [--threads N]</pre>
+ */
+public final class EncoderBenchmark {
+    private EncoderBenchmark() {}
+
+    public static void main(String[] args) {
+        Path model = null;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--model" -> model = Path.of(args[++i]);
+                case "--threads" -> Parallel.setThreads(Integer.parseInt(args[++i]));
+                default -> {
+                    System.err.println("usage: bench/run encoder [--model DIR] [--threads N]");
+                    System.exit(2);
+                }
+            }
+        }
+        Path dir = model != null ? model : ModelHome.ensureDefaultModel(System.err::println, (d, t) -> { });
+        try (FillMask fill = FillMask.load(dir)) {
+            BertModel bert = fill.model();
+            System.out.printf("model %s, %d threads, %s%n", dir, Parallel.threads(), Runtime.version());
+            for (int[] shape : new int[][] {{1, 8}, {1, 128}, {8, 128}}) {
+                Batch batch = batch(shape[0], shape[1], bert.config().vocabSize());
+                int rounds = shape[0] * shape[1] >= 1024 ? 5 : 15;
+                Measure m = Measure.of(3, rounds, () -> bert.forward(batch, BertModel.Request.lastHiddenState()));
+                double gflop = flops(bert.config(), shape[0], shape[1]) / 1e9;
+                System.out.printf("encoder %d x %-3d: median %7.1f ms (best %7.1f), %.1f GFLOP, %.0f GFLOP/s%n",
+                        shape[0], shape[1], m.medianSeconds() * 1e3, m.minSeconds() * 1e3, gflop, gflop / m.medianSeconds());
+            }
+            String query = "Paris is the [MASK] of France.";
+            Measure m = Measure.of(5, 21, () -> fill.predict(query, 5));
+            System.out.printf("fill-mask \"%s\" (tokenize, encode, MLM row, top-5): median %.1f ms (best %.1f)%n", query,
+                    m.medianSeconds() * 1e3, m.minSeconds() * 1e3);
+        }
+    }
+
+    /** Deterministic pseudo-random ids, [CLS] first and [SEP] last. */
+    static Batch batch(int size, int length, int vocab) {
+        List<int[]> ids = new ArrayList<>();
+        long seed = 12345;
+        for (int b = 0; b < size; b++) {
+            int[] seq = new int[length];
+            for (int i = 0; i < length; i++) {
+                seed = seed * 6364136223846793005L + 1442695040888963407L;
+                seq[i] = 1000 + (int) ((seed >>> 33) % (vocab - 1000));
+            }
+            seq[0] = 101;
+            seq[length - 1] = 102;
+            ids.add(seq);
+        }
+        return Batch.of(ids, null, 0);
+    }
+
+    /** Multiply-adds count twice: the linear layers plus the two attention products. */
+    static double flops(BertConfig c, int size, int length) {
+        double tokens = (double) size * length;
+        double h = c.hiddenSize();
+        double perLayer = 2 * tokens * (4 * h * h + 2 * h * c.intermediateSize()) + 2 * 2 * size * (double) length * length * h;
+        return perLayer * c.numHiddenLayers();
+    }
+}
