@@ -7,6 +7,7 @@ import java.io.InputStream;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.util.Properties;
+import org.vectorbert.engine.EngineException;
 import org.vectorbert.loader.LoaderException;
 import org.vectorbert.tokenizer.TokenizerException;
 import picocli.CommandLine;
@@ -16,8 +17,9 @@ import picocli.CommandLine.Command;
 @Command(name = "vectorbert",
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
-        description = "BERT in pure Java: tokenize text, convert and inspect checkpoints (fill-mask and embeddings come with the engine).",
-        subcommands = {TokenizeCommand.class, ConvertCommand.class, InspectCommand.class, CommandLine.HelpCommand.class})
+        description = "BERT in pure Java: fill masks, embed texts, tokenize, convert and inspect checkpoints.",
+        subcommands = {FillMaskCommand.class, EmbedCommand.class, TokenizeCommand.class, ConvertCommand.class, InspectCommand.class,
+            CommandLine.HelpCommand.class})
 public final class Main {
     static final int EXIT_INTERNAL = 1;
     static final int EXIT_USAGE = 2;
@@ -52,7 +54,8 @@ public final class Main {
     private static int report(Exception e, CommandLine cli, CommandLine.ParseResult parsed) {
         PrintWriter err = cli.getErr();
         int code;
-        if (e instanceof UserError || e instanceof TokenizerException || e instanceof LoaderException) {
+        if (e instanceof UserError || e instanceof TokenizerException || e instanceof LoaderException
+                || e instanceof EngineException) {
             err.println("vectorbert: " + e.getMessage());
             code = EXIT_USAGE;
         } else if (e instanceof UncheckedIOException io) {

@@ -1,0 +1,125 @@
+package org.vectorbert.cli;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.vectorbert.engine.Embeddings;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+@Command(name = "embed",
+        mixinStandardHelpOptions = true,
+        description = "Turn texts into vectors: one pooled vector per text, or every token's vector.",
+        footer = {"", "Examples:",
+            "  vectorbert embed --json --pooling mean --normalize \"A sentence to embed.\"",
+            "  vectorbert embed --json --pooling none --attentions \"hello world\"",
+            "  vectorbert embed --json --pair \"Where is Paris?\" \"Paris is in France.\""},
+        sortOptions = false)
+final class EmbedCommand implements Callable<Integer> {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    ModelOptions modelOptions;
+
+    @Option(names = "--pair", paramLabel = "TEXT_B", description = "Second text of a pair.")
+    String pair;
+
+    @Option(names = "--pooling", paramLabel = "MODE", defaultValue = "cls",
+            description = "cls (default), mean (over real tokens), pooler (BERT's tanh pooler) or none (every token's vector).")
+    String pooling;
+
+    @Option(names = "--normalize", description = "Scale pooled vectors to unit length.")
+    boolean normalize;
+
+    @Option(names = "--attentions", description = "Add attention probabilities [layer][head][query][key] (with --json).")
+    boolean attentions;
+
+    @Option(names = "--truncate", description = "Cut texts longer than the model takes instead of refusing them.")
+    boolean truncate;
+
+    @Option(names = "--json", description = "One JSON line per text: {input_ids, embedding} or {input_ids, last_hidden_state}.")
+    boolean json;
+
+    @Option(names = "--file", paramLabel = "PATH", description = "Read one text per line from PATH (- for standard input).")
+    String file;
+
+    @Parameters(paramLabel = "TEXT", arity = "0..*", description = "Texts to embed.")
+    List<String> texts = new ArrayList<>();
+
+    @Override
+    public Integer call() {
+        Embeddings.Pooling mode = switch (pooling.toLowerCase(Locale.ROOT)) {
+            case "cls" -> Embeddings.Pooling.CLS;
+            case "mean" -> Embeddings.Pooling.MEAN;
+            case "pooler" -> Embeddings.Pooling.POOLER;
+            case "none" -> null;
+            default -> throw new UserError("unknown --pooling '" + pooling + "' (expected cls, mean, pooler or none)");
+        };
+        if (attentions && !json) {
+            throw new UserError("--attentions needs --json");
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        try (Embeddings embeddings = Embeddings.load(modelOptions.directory(spec.commandLine().getErr()), truncate)) {
+            TextInput.forEach(texts, file, System.in, text -> {
+                if (text.isEmpty() && pair == null) {
+                    throw new UserError("cannot embed an empty text");
+                }
+                List<String> second = pair == null ? null : List.of(pair);
+                Embeddings.TokenVectors tokens = embeddings.tokenVectors(List.of(text), second).getFirst();
+                Map<String, Object> o = new LinkedHashMap<>();
+                o.put("input_ids", tokens.ids());
+                if (mode == null) {
+                    float[][] rows = new float[tokens.ids().length][];
+                    for (int t = 0; t < rows.length; t++) {
+                        rows[t] = java.util.Arrays.copyOfRange(tokens.vectors(), t * tokens.hidden(), (t + 1) * tokens.hidden());
+                    }
+                    o.put("last_hidden_state", rows);
+                } else {
+                    o.put("embedding", embeddings.embedBatch(List.of(text), second, mode, normalize).getFirst());
+                }
+                if (attentions) {
+                    o.put("attentions", embeddings.attentions(text, pair));
+                }
+                out.println(json ? toJson(o) : summary(text, o));
+                out.flush();
+            });
+        }
+        return 0;
+    }
+
+    private static String toJson(Map<String, Object> o) {
+        try {
+            return JSON.writeValueAsString(o);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** A readable line: the text, the vector's size, its first values and its norm. */
+    private static String summary(String text, Map<String, Object> o) {
+        float[] v = o.containsKey("embedding") ? (float[]) o.get("embedding") : ((float[][]) o.get("last_hidden_state"))[0];
+        double norm = 0;
+        for (float x : v) {
+            norm += x * x;
+        }
+        StringBuilder b = new StringBuilder("\"").append(text).append("\"  ");
+        b.append(o.containsKey("embedding") ? "[" + v.length + "]" : "[" + ((float[][]) o.get("last_hidden_state")).length + " x " + v.length + "], first token");
+        for (int i = 0; i < Math.min(6, v.length); i++) {
+            b.append(String.format(" %.4f", v[i]));
+        }
+        return b.append(String.format(" ... (norm %.4f)", Math.sqrt(norm))).toString();
+    }
+}

@@ -1,0 +1,102 @@
+package org.vectorbert.cli;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.vectorbert.engine.FillMask;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+@Command(name = "fill-mask",
+        mixinStandardHelpOptions = true,
+        description = "Predict the words behind each [MASK] of a text, as Hugging Face's fill-mask pipeline does.",
+        footer = {"", "Examples:",
+            "  vectorbert fill-mask \"Paris is the [MASK] of France.\"",
+            "  vectorbert fill-mask --top-k 3 --targets nurse,doctor \"The woman worked as a [MASK].\"",
+            "  vectorbert fill-mask --json --file queries.txt      (one text per line; - reads standard input)"},
+        sortOptions = false)
+final class FillMaskCommand implements Callable<Integer> {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    ModelOptions modelOptions;
+
+    @Option(names = "--top-k", paramLabel = "K", defaultValue = "5", description = "Candidates per mask (default: ${DEFAULT-VALUE}).")
+    int topK;
+
+    @Option(names = "--targets", paramLabel = "WORDS", split = ",", description = "Only rank these words (comma-separated).")
+    List<String> targets = new ArrayList<>();
+
+    @Option(names = "--json", description = "One JSON line per text in the pipeline's shape: a list of {score, token, token_str, sequence}, or a list of such lists for several masks.")
+    boolean json;
+
+    @Option(names = "--file", paramLabel = "PATH", description = "Read one text per line from PATH (- for standard input).")
+    String file;
+
+    @Parameters(paramLabel = "TEXT", arity = "0..*", description = "Texts with one or more [MASK].")
+    List<String> texts = new ArrayList<>();
+
+    @Override
+    public Integer call() {
+        if (topK <= 0) {
+            throw new UserError("--top-k must be positive, was " + topK);
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        try (FillMask fill = FillMask.load(modelOptions.directory(spec.commandLine().getErr()))) {
+            TextInput.forEach(texts, file, System.in, text -> {
+                List<List<FillMask.Candidate>> masks = fill.predict(text, topK, targets);
+                out.println(json ? toJson(masks) : table(text, masks));
+                out.flush();
+            });
+        }
+        return 0;
+    }
+
+    private static String toJson(List<List<FillMask.Candidate>> masks) {
+        List<Object> lists = new ArrayList<>();
+        for (List<FillMask.Candidate> candidates : masks) {
+            List<Map<String, Object>> list = new ArrayList<>();
+            for (FillMask.Candidate c : candidates) {
+                Map<String, Object> o = new LinkedHashMap<>();
+                o.put("score", c.score());
+                o.put("token", c.token());
+                o.put("token_str", c.tokenStr());
+                o.put("sequence", c.sequence());
+                list.add(o);
+            }
+            lists.add(list);
+        }
+        try {
+            return JSON.writeValueAsString(lists.size() == 1 ? lists.getFirst() : lists);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static String table(String text, List<List<FillMask.Candidate>> masks) {
+        StringBuilder b = new StringBuilder("\"").append(text).append("\"\n");
+        for (int m = 0; m < masks.size(); m++) {
+            if (masks.size() > 1) {
+                b.append(String.format("  mask %d of %d%n", m + 1, masks.size()));
+            }
+            int width = masks.get(m).stream().mapToInt(c -> c.tokenStr().length()).max().orElse(5);
+            for (int i = 0; i < masks.get(m).size(); i++) {
+                FillMask.Candidate c = masks.get(m).get(i);
+                b.append(String.format("  %2d  %-" + width + "s  %.4f  %s%n", i + 1, c.tokenStr(), c.score(), c.sequence()));
+            }
+        }
+        return b.toString();
+    }
+}
