@@ -29,9 +29,7 @@ public final class FillMask implements AutoCloseable {
     public record Candidate(float score, int token, String tokenStr, String sequence) {}
 
     public FillMask(BertModel model, BertTokenizer tokenizer) {
-        if (!model.hasMlmHead()) {
-            model.checkpoint().requireMlmHead();
-        }
+        model.requireMlmHead();
         this.model = model;
         this.tokenizer = tokenizer;
         this.maskId = tokenizer.maskTokenId();

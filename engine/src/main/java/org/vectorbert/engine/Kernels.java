@@ -1,25 +1,20 @@
 package org.vectorbert.engine;
 
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
-import org.vectorbert.loader.Tensor;
 
 /**
- * The SIMD kernels of the encoder, on {@code FloatVector.SPECIES_PREFERRED}. Activations are
- * row-major {@code float[]}; weights are little-endian float32 {@link MemorySegment}s laid out as
- * Hugging Face stores them ({@code [out, in]}), read in place from the mapped checkpoint. Every
- * kernel has a scalar twin in {@code ScalarKernels} (tests) that it is checked against.
+ * The SIMD kernels of the encoder, on {@code FloatVector.SPECIES_PREFERRED}. Activations and
+ * weights are row-major {@code float[]}, weights laid out as Hugging Face stores them
+ * ({@code [out, in]}). (Heap arrays, not the mapped segments: C2 compiles vector loads from arrays
+ * to about twice the throughput here.) Every kernel has a scalar twin in {@code ScalarKernels}
+ * (tests) that it is checked against.
  */
 final class Kernels {
     static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
     static final int L = S.length();
-    private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
-    private static final ValueLayout.OfFloat F32 = Tensor.F32;
 
     private Kernels() {}
 
@@ -31,11 +26,11 @@ final class Kernels {
      * the pool; each thread computes 4x4 tiles of dot products so a weight row is reused from L1
      * for every input row.
      */
-    static void linear(float[] x, int rows, int in, MemorySegment w, MemorySegment bias, int outDim, float[] out) {
+    static void linear(float[] x, int rows, int in, float[] w, float[] bias, int outDim, float[] out) {
         Parallel.forRange(outDim, 16, (from, to) -> linearColumns(x, rows, in, w, bias, outDim, out, from, to));
     }
 
-    private static void linearColumns(float[] x, int rows, int in, MemorySegment w, MemorySegment bias, int outDim,
+    private static void linearColumns(float[] x, int rows, int in, float[] w, float[] bias, int outDim,
                                       float[] out, int from, int to) {
         int o = from;
         for (; o + 4 <= to; o += 4) {
@@ -48,22 +43,22 @@ final class Kernels {
             }
         }
         for (; o < to; o++) {
-            float b = bias == null ? 0f : bias.getAtIndex(F32, o);
+            float b = bias == null ? 0f : bias[o];
             for (int r = 0; r < rows; r++) {
-                out[r * outDim + o] = dot(x, r * in, w, (long) o * in * 4, in) + b;
+                out[r * outDim + o] = dot(x, r * in, w, o * in, in) + b;
             }
         }
     }
 
-    private static void tile4x4(float[] x, int r, int in, MemorySegment w, int o, MemorySegment bias, int outDim, float[] out) {
+    private static void tile4x4(float[] x, int r, int in, float[] w, int o, float[] bias, int outDim, float[] out) {
         int x0 = r * in;
         int x1 = x0 + in;
         int x2 = x1 + in;
         int x3 = x2 + in;
-        long w0 = (long) o * in * 4;
-        long w1 = w0 + in * 4L;
-        long w2 = w1 + in * 4L;
-        long w3 = w2 + in * 4L;
+        int w0 = o * in;
+        int w1 = w0 + in;
+        int w2 = w1 + in;
+        int w3 = w2 + in;
         FloatVector a00 = FloatVector.zero(S), a01 = a00, a02 = a00, a03 = a00;
         FloatVector a10 = a00, a11 = a00, a12 = a00, a13 = a00;
         FloatVector a20 = a00, a21 = a00, a22 = a00, a23 = a00;
@@ -71,10 +66,10 @@ final class Kernels {
         int bound = S.loopBound(in);
         int k = 0;
         for (; k < bound; k += L) {
-            FloatVector v0 = FloatVector.fromMemorySegment(S, w, w0 + k * 4L, LE);
-            FloatVector v1 = FloatVector.fromMemorySegment(S, w, w1 + k * 4L, LE);
-            FloatVector v2 = FloatVector.fromMemorySegment(S, w, w2 + k * 4L, LE);
-            FloatVector v3 = FloatVector.fromMemorySegment(S, w, w3 + k * 4L, LE);
+            FloatVector v0 = FloatVector.fromArray(S, w, w0 + k);
+            FloatVector v1 = FloatVector.fromArray(S, w, w1 + k);
+            FloatVector v2 = FloatVector.fromArray(S, w, w2 + k);
+            FloatVector v3 = FloatVector.fromArray(S, w, w3 + k);
             FloatVector u = FloatVector.fromArray(S, x, x0 + k);
             a00 = u.fma(v0, a00);
             a01 = u.fma(v1, a01);
@@ -98,10 +93,10 @@ final class Kernels {
         }
         float b0 = 0, b1 = 0, b2 = 0, b3 = 0;
         if (bias != null) {
-            b0 = bias.getAtIndex(F32, o);
-            b1 = bias.getAtIndex(F32, o + 1);
-            b2 = bias.getAtIndex(F32, o + 2);
-            b3 = bias.getAtIndex(F32, o + 3);
+            b0 = bias[o];
+            b1 = bias[o + 1];
+            b2 = bias[o + 2];
+            b3 = bias[o + 3];
         }
         int p = r * outDim + o;
         store4(out, p, a00, a01, a02, a03, b0, b1, b2, b3);
@@ -112,17 +107,17 @@ final class Kernels {
             // Kept out of the loop above so this method stays small enough for the JIT's first tiers.
             for (int i = 0; i < 4; i++) {
                 for (int j = 0; j < 4; j++) {
-                    out[p + i * outDim + j] += tail(x, (r + i) * in, w, (long) (o + j) * in * 4, bound, in);
+                    out[p + i * outDim + j] += tail(x, (r + i) * in, w, (o + j) * in, bound, in);
                 }
             }
         }
     }
 
-    /** Σ x[xOff + k]·W[wOff/4 + k] for k in [from, to), a vector's worth or less. */
-    private static float tail(float[] x, int xOff, MemorySegment w, long wByteOff, int from, int to) {
+    /** Σ x[xOff + k]·W[wOff + k] for k in [from, to), a vector's worth or less. */
+    private static float tail(float[] x, int xOff, float[] w, int wOff, int from, int to) {
         VectorMask<Float> m = S.indexInRange(from, to);
         return FloatVector.fromArray(S, x, xOff + from, m)
-                .mul(FloatVector.fromMemorySegment(S, w, wByteOff + from * 4L, LE, m))
+                .mul(FloatVector.fromArray(S, w, wOff + from, m))
                 .reduceLanes(VectorOperators.ADD, m);
     }
 
@@ -134,53 +129,38 @@ final class Kernels {
         out[p + 3] = a3.reduceLanes(VectorOperators.ADD) + b3;
     }
 
-    private static void tile1x4(float[] x, int r, int in, MemorySegment w, int o, MemorySegment bias, int outDim, float[] out) {
+    private static void tile1x4(float[] x, int r, int in, float[] w, int o, float[] bias, int outDim, float[] out) {
         int x0 = r * in;
-        long w0 = (long) o * in * 4;
-        long w1 = w0 + in * 4L;
-        long w2 = w1 + in * 4L;
-        long w3 = w2 + in * 4L;
+        int w0 = o * in;
+        int w1 = w0 + in;
+        int w2 = w1 + in;
+        int w3 = w2 + in;
         FloatVector a0 = FloatVector.zero(S), a1 = a0, a2 = a0, a3 = a0;
         int bound = S.loopBound(in);
         int k = 0;
         for (; k < bound; k += L) {
             FloatVector u = FloatVector.fromArray(S, x, x0 + k);
-            a0 = u.fma(FloatVector.fromMemorySegment(S, w, w0 + k * 4L, LE), a0);
-            a1 = u.fma(FloatVector.fromMemorySegment(S, w, w1 + k * 4L, LE), a1);
-            a2 = u.fma(FloatVector.fromMemorySegment(S, w, w2 + k * 4L, LE), a2);
-            a3 = u.fma(FloatVector.fromMemorySegment(S, w, w3 + k * 4L, LE), a3);
+            a0 = u.fma(FloatVector.fromArray(S, w, w0 + k), a0);
+            a1 = u.fma(FloatVector.fromArray(S, w, w1 + k), a1);
+            a2 = u.fma(FloatVector.fromArray(S, w, w2 + k), a2);
+            a3 = u.fma(FloatVector.fromArray(S, w, w3 + k), a3);
         }
         if (k < in) {
             VectorMask<Float> m = S.indexInRange(k, in);
             FloatVector u = FloatVector.fromArray(S, x, x0 + k, m);
-            a0 = u.fma(FloatVector.fromMemorySegment(S, w, w0 + k * 4L, LE, m), a0);
-            a1 = u.fma(FloatVector.fromMemorySegment(S, w, w1 + k * 4L, LE, m), a1);
-            a2 = u.fma(FloatVector.fromMemorySegment(S, w, w2 + k * 4L, LE, m), a2);
-            a3 = u.fma(FloatVector.fromMemorySegment(S, w, w3 + k * 4L, LE, m), a3);
+            a0 = u.fma(FloatVector.fromArray(S, w, w0 + k, m), a0);
+            a1 = u.fma(FloatVector.fromArray(S, w, w1 + k, m), a1);
+            a2 = u.fma(FloatVector.fromArray(S, w, w2 + k, m), a2);
+            a3 = u.fma(FloatVector.fromArray(S, w, w3 + k, m), a3);
         }
         float b0 = 0, b1 = 0, b2 = 0, b3 = 0;
         if (bias != null) {
-            b0 = bias.getAtIndex(F32, o);
-            b1 = bias.getAtIndex(F32, o + 1);
-            b2 = bias.getAtIndex(F32, o + 2);
-            b3 = bias.getAtIndex(F32, o + 3);
+            b0 = bias[o];
+            b1 = bias[o + 1];
+            b2 = bias[o + 2];
+            b3 = bias[o + 3];
         }
         store4(out, r * outDim + o, a0, a1, a2, a3, b0, b1, b2, b3);
-    }
-
-    /** Σk x[xOff + k]·W[wOff/4 + k] over {@code n} elements. */
-    static float dot(float[] x, int xOff, MemorySegment w, long wByteOff, int n) {
-        FloatVector acc = FloatVector.zero(S);
-        int bound = S.loopBound(n);
-        int k = 0;
-        for (; k < bound; k += L) {
-            acc = FloatVector.fromArray(S, x, xOff + k).fma(FloatVector.fromMemorySegment(S, w, wByteOff + k * 4L, LE), acc);
-        }
-        if (k < n) {
-            VectorMask<Float> m = S.indexInRange(k, n);
-            acc = FloatVector.fromArray(S, x, xOff + k, m).fma(FloatVector.fromMemorySegment(S, w, wByteOff + k * 4L, LE, m), acc);
-        }
-        return acc.reduceLanes(VectorOperators.ADD);
     }
 
     /** Σk a[aOff + k]·b[bOff + k]. */
@@ -303,7 +283,7 @@ final class Kernels {
      * LayerNorm of each of {@code rows} rows of width {@code dim}: (x - mean)/√(var + eps)·γ + β,
      * with the mean and the (biased) variance computed in two passes. In place when out == x.
      */
-    static void layerNorm(float[] x, int rows, int dim, MemorySegment gamma, MemorySegment beta, float eps, float[] out) {
+    static void layerNorm(float[] x, int rows, int dim, float[] gamma, float[] beta, float eps, float[] out) {
         Parallel.forRange(rows, 1, (from, to) -> {
             for (int r = from; r < to; r++) {
                 layerNormRow(x, r * dim, dim, gamma, beta, eps, out);
@@ -311,7 +291,7 @@ final class Kernels {
         });
     }
 
-    private static void layerNormRow(float[] x, int off, int dim, MemorySegment gamma, MemorySegment beta, float eps,
+    private static void layerNormRow(float[] x, int off, int dim, float[] gamma, float[] beta, float eps,
                                      float[] out) {
         float mean = sum(x, off, dim) / dim;
         FloatVector vm = FloatVector.broadcast(S, mean);
@@ -325,8 +305,8 @@ final class Kernels {
         float inv = (float) (1.0 / Math.sqrt(variance + eps));
         for (int i = 0; i < dim; i += L) {
             VectorMask<Float> m = S.indexInRange(i, dim);
-            FloatVector g = FloatVector.fromMemorySegment(S, gamma, i * 4L, LE, m);
-            FloatVector b = FloatVector.fromMemorySegment(S, beta, i * 4L, LE, m);
+            FloatVector g = FloatVector.fromArray(S, gamma, i, m);
+            FloatVector b = FloatVector.fromArray(S, beta, i, m);
             FloatVector.fromArray(S, x, off + i, m).sub(vm).mul(inv).fma(g, b).intoArray(out, off + i, m);
         }
     }

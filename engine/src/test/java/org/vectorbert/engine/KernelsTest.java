@@ -3,11 +3,8 @@ package org.vectorbert.engine;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
-import org.vectorbert.loader.Tensor;
 
 /** Each SIMD kernel against its scalar twin over random shapes, most not multiples of the vector length. */
 class KernelsTest {
@@ -22,14 +19,6 @@ class KernelsTest {
         return a;
     }
 
-    static MemorySegment segment(Arena arena, float[] values) {
-        MemorySegment s = arena.allocate((long) values.length * 4, 64);
-        for (int i = 0; i < values.length; i++) {
-            s.setAtIndex(Tensor.F32, i, values[i]);
-        }
-        return s;
-    }
-
     static void assertClose(float[] expected, float[] actual, double tolerance, String what) {
         assertEquals(expected.length, actual.length, what);
         for (int i = 0; i < expected.length; i++) {
@@ -41,7 +30,7 @@ class KernelsTest {
 
     @Test
     void linearMatchesItsTwinForEveryShape() {
-        try (Arena arena = Arena.ofShared()) {
+        {
             for (int rows : new int[] {1, 2, 3, 4, 5, 8, 9}) {
                 for (int in : SIZES) {
                     for (int out : new int[] {1, 3, 4, 5, 8, 17, 33, 70}) {
@@ -49,9 +38,9 @@ class KernelsTest {
                         float[] w = random(out * in, 0.5f);
                         float[] b = random(out, 1);
                         float[] y = new float[rows * out];
-                        Kernels.linear(x, rows, in, segment(arena, w), segment(arena, b), out, y);
+                        Kernels.linear(x, rows, in, w, b, out, y);
                         assertClose(ScalarKernels.linear(x, rows, in, w, b, out), y, 1e-5, rows + "x" + in + " -> " + out);
-                        Kernels.linear(x, rows, in, segment(arena, w), null, out, y);
+                        Kernels.linear(x, rows, in, w, null, out, y);
                         assertClose(ScalarKernels.linear(x, rows, in, w, null, out), y, 1e-5, "no bias " + rows + "x" + in);
                     }
                 }
@@ -61,10 +50,10 @@ class KernelsTest {
 
     @Test
     void linearSplitsAcrossThreadsWithTheSameResult() {
-        try (Arena arena = Arena.ofShared()) {
+        {
             float[] x = random(7 * 300, 1);
             float[] w = random(1001 * 300, 0.1f);
-            MemorySegment ws = segment(arena, w);
+            float[] ws = w;
             float[] one = new float[7 * 1001];
             float[] many = new float[7 * 1001];
             int before = Parallel.threads();
@@ -121,7 +110,7 @@ class KernelsTest {
 
     @Test
     void layerNormMatchesItsTwin() {
-        try (Arena arena = Arena.ofShared()) {
+        {
             for (int dim : SIZES) {
                 float[] x = random(3 * dim, 2);
                 for (int i = 0; i < dim; i++) {
@@ -130,7 +119,7 @@ class KernelsTest {
                 float[] g = random(dim, 1);
                 float[] b = random(dim, 1);
                 float[] y = new float[x.length];
-                Kernels.layerNorm(x, 3, dim, segment(arena, g), segment(arena, b), 1e-12f, y);
+                Kernels.layerNorm(x, 3, dim, g, b, 1e-12f, y);
                 assertClose(ScalarKernels.layerNorm(x, 3, dim, g, b, 1e-12), y, 2e-5, "dim " + dim);
             }
         }
