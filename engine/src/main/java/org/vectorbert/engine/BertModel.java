@@ -13,19 +13,20 @@ import org.vectorbert.loader.WeightNames;
 /**
  * A BERT encoder with its optional heads. Post-LN (BERT) or pre-LN layers, as the config declares.
  * The weights are copied once out of the validated, memory-mapped checkpoint into float32 arrays
- * (the kernels run about twice as fast on arrays as on mapped segments) and the file is unmapped,
- * so the weights are resident once. Thread-safe: a forward pass keeps its working buffers to itself.
+ * (the kernels run about twice as fast on arrays as on mapped segments), matrices re-laid in
+ * panels for the broadcast-FMA kernel ({@link PackedMatrix}), and the file is unmapped, so the
+ * weights are resident once. Thread-safe: a forward pass keeps its working buffers to itself.
  */
 public final class BertModel implements AutoCloseable {
     /** One encoder layer's weights, named as Hugging Face names them. */
-    record Layer(float[] query, float[] queryBias, float[] key, float[] keyBias,
-                 float[] value, float[] valueBias, float[] attentionOut, float[] attentionOutBias,
-                 float[] attentionNorm, float[] attentionNormBias, float[] intermediate,
-                 float[] intermediateBias, float[] output, float[] outputBias,
+    record Layer(PackedMatrix query, float[] queryBias, PackedMatrix key, float[] keyBias,
+                 PackedMatrix value, float[] valueBias, PackedMatrix attentionOut, float[] attentionOutBias,
+                 float[] attentionNorm, float[] attentionNormBias, PackedMatrix intermediate,
+                 float[] intermediateBias, PackedMatrix output, float[] outputBias,
                  float[] outputNorm, float[] outputNormBias) {}
 
     /** The masked-language-model head: transform (dense, activation, LayerNorm), then the decoder. */
-    record MlmHead(float[] transform, float[] transformBias, float[] norm, float[] normBias,
+    record MlmHead(PackedMatrix transform, float[] transformBias, float[] norm, float[] normBias,
                    float[] decoder, float[] decoderBias) {}
 
     private final Path directory;
@@ -41,7 +42,7 @@ public final class BertModel implements AutoCloseable {
     private final List<Layer> layers;
     private final float[] finalNorm;
     private final float[] finalNormBias;
-    private final float[] pooler;
+    private final PackedMatrix pooler;
     private final float[] poolerBias;
     private final MlmHead mlm;
 
@@ -66,22 +67,22 @@ public final class BertModel implements AutoCloseable {
         for (int l = 0; l < config.numHiddenLayers(); l++) {
             String p = "bert.encoder.layer." + l + ".";
             list.add(new Layer(
-                    f32(w, p + "attention.self.query.weight"), f32(w, p + "attention.self.query.bias"),
-                    f32(w, p + "attention.self.key.weight"), f32(w, p + "attention.self.key.bias"),
-                    f32(w, p + "attention.self.value.weight"), f32(w, p + "attention.self.value.bias"),
-                    f32(w, p + "attention.output.dense.weight"), f32(w, p + "attention.output.dense.bias"),
+                    packed(w, p + "attention.self.query.weight"), f32(w, p + "attention.self.query.bias"),
+                    packed(w, p + "attention.self.key.weight"), f32(w, p + "attention.self.key.bias"),
+                    packed(w, p + "attention.self.value.weight"), f32(w, p + "attention.self.value.bias"),
+                    packed(w, p + "attention.output.dense.weight"), f32(w, p + "attention.output.dense.bias"),
                     f32(w, p + "attention.output.LayerNorm.weight"), f32(w, p + "attention.output.LayerNorm.bias"),
-                    f32(w, p + "intermediate.dense.weight"), f32(w, p + "intermediate.dense.bias"),
-                    f32(w, p + "output.dense.weight"), f32(w, p + "output.dense.bias"),
+                    packed(w, p + "intermediate.dense.weight"), f32(w, p + "intermediate.dense.bias"),
+                    packed(w, p + "output.dense.weight"), f32(w, p + "output.dense.bias"),
                     f32(w, p + "output.LayerNorm.weight"), f32(w, p + "output.LayerNorm.bias")));
         }
         layers = List.copyOf(list);
         finalNorm = f32(w, "bert.encoder.final_layer_norm.weight");
         finalNormBias = f32(w, "bert.encoder.final_layer_norm.bias");
-        pooler = f32(w, "bert.pooler.dense.weight");
+        pooler = packed(w, "bert.pooler.dense.weight");
         poolerBias = f32(w, "bert.pooler.dense.bias");
         mlm = w.containsKey(WeightNames.MLM_BIAS)
-                ? new MlmHead(f32(w, "cls.predictions.transform.dense.weight"), f32(w, "cls.predictions.transform.dense.bias"),
+                ? new MlmHead(packed(w, "cls.predictions.transform.dense.weight"), f32(w, "cls.predictions.transform.dense.bias"),
                         f32(w, "cls.predictions.transform.LayerNorm.weight"), f32(w, "cls.predictions.transform.LayerNorm.bias"),
                         f32(w, WeightNames.MLM_DECODER), f32(w, WeightNames.MLM_BIAS))
                 : null;
@@ -91,6 +92,12 @@ public final class BertModel implements AutoCloseable {
     private static float[] f32(Map<String, Tensor> weights, String name) {
         Tensor t = weights.get(name);
         return t == null ? null : t.toFloatArray();
+    }
+
+    /** A matrix packed for the panel kernel, or null when absent. */
+    private static PackedMatrix packed(Map<String, Tensor> weights, String name) {
+        Tensor t = weights.get(name);
+        return t == null ? null : PackedMatrix.pack(t);
     }
 
     /** Opens a Hugging Face model directory; the checkpoint is unmapped once its weights are copied. */
@@ -189,14 +196,14 @@ public final class BertModel implements AutoCloseable {
             if (config.preLayerNorm()) {
                 Kernels.layerNorm(x, rows, hidden, layer.attentionNorm(), layer.attentionNormBias(), eps(), t);
                 attention(t, layer, batch, mask, q, k, v, scores, ctx);
-                Kernels.linear(ctx, rows, hidden, layer.attentionOut(), layer.attentionOutBias(), hidden, t);
+                Kernels.linear(ctx, rows, layer.attentionOut(), layer.attentionOutBias(), t);
                 Kernels.addInPlace(x, t, rows * hidden);
                 Kernels.layerNorm(x, rows, hidden, layer.outputNorm(), layer.outputNormBias(), eps(), t);
                 feedForward(t, rows, layer, inner, ctx);
                 Kernels.addInPlace(x, ctx, rows * hidden);
             } else {
                 attention(x, layer, batch, mask, q, k, v, scores, ctx);
-                Kernels.linear(ctx, rows, hidden, layer.attentionOut(), layer.attentionOutBias(), hidden, t);
+                Kernels.linear(ctx, rows, layer.attentionOut(), layer.attentionOutBias(), t);
                 Kernels.addInPlace(t, x, rows * hidden);
                 Kernels.layerNorm(t, rows, hidden, layer.attentionNorm(), layer.attentionNormBias(), eps(), x);
                 feedForward(x, rows, layer, inner, t);
@@ -276,9 +283,9 @@ public final class BertModel implements AutoCloseable {
                            float[] scores, float[] ctx) {
         int hidden = config.hiddenSize();
         int rows = batch.size() * batch.length();
-        Kernels.linear(in, rows, hidden, layer.query(), layer.queryBias(), hidden, q);
-        Kernels.linear(in, rows, hidden, layer.key(), layer.keyBias(), hidden, k);
-        Kernels.linear(in, rows, hidden, layer.value(), layer.valueBias(), hidden, v);
+        Kernels.linear(in, rows, layer.query(), layer.queryBias(), q);
+        Kernels.linear(in, rows, layer.key(), layer.keyBias(), k);
+        Kernels.linear(in, rows, layer.value(), layer.valueBias(), v);
         int heads = config.numAttentionHeads();
         int headSize = config.headSize();
         int seq = batch.length();
@@ -296,9 +303,9 @@ public final class BertModel implements AutoCloseable {
     private void feedForward(float[] in, int rows, Layer layer, float[] inner, float[] out) {
         int hidden = config.hiddenSize();
         int size = config.intermediateSize();
-        Kernels.linear(in, rows, hidden, layer.intermediate(), layer.intermediateBias(), size, inner);
+        Kernels.linear(in, rows, layer.intermediate(), layer.intermediateBias(), inner);
         Kernels.activate(activation, inner, rows * size);
-        Kernels.linear(inner, rows, size, layer.output(), layer.outputBias(), hidden, out);
+        Kernels.linear(inner, rows, layer.output(), layer.outputBias(), out);
     }
 
     /** tanh(Wp·h[CLS] + bp) for each sequence. */
@@ -309,7 +316,7 @@ public final class BertModel implements AutoCloseable {
             System.arraycopy(x, b * batch.length() * hidden, cls, b * hidden, hidden);
         }
         float[] pooled = new float[batch.size() * hidden];
-        Kernels.linear(cls, batch.size(), hidden, pooler, poolerBias, hidden, pooled);
+        Kernels.linear(cls, batch.size(), pooler, poolerBias, pooled);
         Kernels.tanh(pooled, 0, pooled.length);
         return pooled;
     }
@@ -323,7 +330,7 @@ public final class BertModel implements AutoCloseable {
             System.arraycopy(x, rowsAsked[i] * hidden, h, i * hidden, hidden);
         }
         float[] t = new float[n * hidden];
-        Kernels.linear(h, n, hidden, mlm.transform(), mlm.transformBias(), hidden, t);
+        Kernels.linear(h, n, mlm.transform(), mlm.transformBias(), t);
         Kernels.activate(activation, t, t.length);
         Kernels.layerNorm(t, n, hidden, mlm.norm(), mlm.normBias(), eps(), t);
         float[] logits = new float[n * config.vocabSize()];

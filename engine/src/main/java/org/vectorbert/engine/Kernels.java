@@ -163,6 +163,112 @@ final class Kernels {
         store4(out, r * outDim + o, a0, a1, a2, a3, b0, b1, b2, b3);
     }
 
+    // ---- x · Wᵀ + b with W packed in panels ----
+
+    /**
+     * {@code out[r][o] = Σk x[r][k]·W[o][k] + b[o]}, W packed ({@link PackedMatrix}); out is
+     * [rows, W.out]. Panels are split across the pool; each computes 4-row by 64-column tiles
+     * with 16 accumulators fed by broadcast FMAs.
+     */
+    static void linear(float[] x, int rows, PackedMatrix w, float[] bias, float[] out) {
+        Parallel.forRange(w.panelCount(), 1, (from, to) -> {
+            for (int p = from; p < to; p++) {
+                int r = 0;
+                for (; r + 4 <= rows; r += 4) {
+                    panel4(x, r, w, p, bias, out);
+                }
+                for (; r < rows; r++) {
+                    panel1(x, r, w, p, bias, out);
+                }
+            }
+        });
+    }
+
+    private static void panel4(float[] x, int r, PackedMatrix w, int p, float[] bias, float[] out) {
+        int in = w.in;
+        float[] pw = w.panels;
+        int base = p * PackedMatrix.PANEL * in;
+        int x0 = r * in;
+        int x1 = x0 + in;
+        int x2 = x1 + in;
+        int x3 = x2 + in;
+        FloatVector a00 = FloatVector.zero(S), a01 = a00, a02 = a00, a03 = a00;
+        FloatVector a10 = a00, a11 = a00, a12 = a00, a13 = a00;
+        FloatVector a20 = a00, a21 = a00, a22 = a00, a23 = a00;
+        FloatVector a30 = a00, a31 = a00, a32 = a00, a33 = a00;
+        for (int k = 0; k < in; k++) {
+            int wk = base + k * PackedMatrix.PANEL;
+            FloatVector w0 = FloatVector.fromArray(S, pw, wk);
+            FloatVector w1 = FloatVector.fromArray(S, pw, wk + L);
+            FloatVector w2 = FloatVector.fromArray(S, pw, wk + 2 * L);
+            FloatVector w3 = FloatVector.fromArray(S, pw, wk + 3 * L);
+            FloatVector u = FloatVector.broadcast(S, x[x0 + k]);
+            a00 = w0.fma(u, a00);
+            a01 = w1.fma(u, a01);
+            a02 = w2.fma(u, a02);
+            a03 = w3.fma(u, a03);
+            u = FloatVector.broadcast(S, x[x1 + k]);
+            a10 = w0.fma(u, a10);
+            a11 = w1.fma(u, a11);
+            a12 = w2.fma(u, a12);
+            a13 = w3.fma(u, a13);
+            u = FloatVector.broadcast(S, x[x2 + k]);
+            a20 = w0.fma(u, a20);
+            a21 = w1.fma(u, a21);
+            a22 = w2.fma(u, a22);
+            a23 = w3.fma(u, a23);
+            u = FloatVector.broadcast(S, x[x3 + k]);
+            a30 = w0.fma(u, a30);
+            a31 = w1.fma(u, a31);
+            a32 = w2.fma(u, a32);
+            a33 = w3.fma(u, a33);
+        }
+        storePanel(out, r, w, p, bias, a00, a01, a02, a03);
+        storePanel(out, r + 1, w, p, bias, a10, a11, a12, a13);
+        storePanel(out, r + 2, w, p, bias, a20, a21, a22, a23);
+        storePanel(out, r + 3, w, p, bias, a30, a31, a32, a33);
+    }
+
+    private static void panel1(float[] x, int r, PackedMatrix w, int p, float[] bias, float[] out) {
+        int in = w.in;
+        float[] pw = w.panels;
+        int base = p * PackedMatrix.PANEL * in;
+        int x0 = r * in;
+        FloatVector a0 = FloatVector.zero(S), a1 = a0, a2 = a0, a3 = a0;
+        for (int k = 0; k < in; k++) {
+            int wk = base + k * PackedMatrix.PANEL;
+            FloatVector u = FloatVector.broadcast(S, x[x0 + k]);
+            a0 = FloatVector.fromArray(S, pw, wk).fma(u, a0);
+            a1 = FloatVector.fromArray(S, pw, wk + L).fma(u, a1);
+            a2 = FloatVector.fromArray(S, pw, wk + 2 * L).fma(u, a2);
+            a3 = FloatVector.fromArray(S, pw, wk + 3 * L).fma(u, a3);
+        }
+        storePanel(out, r, w, p, bias, a0, a1, a2, a3);
+    }
+
+    /** Adds the bias and stores one row's outputs of a panel (fewer in the last, padded panel). */
+    private static void storePanel(float[] out, int r, PackedMatrix w, int p, float[] bias,
+                                   FloatVector a0, FloatVector a1, FloatVector a2, FloatVector a3) {
+        int col = p * PackedMatrix.PANEL;
+        int rowOff = r * w.out;
+        storeColumns(out, rowOff, col, w.out, bias, a0);
+        storeColumns(out, rowOff, col + L, w.out, bias, a1);
+        storeColumns(out, rowOff, col + 2 * L, w.out, bias, a2);
+        storeColumns(out, rowOff, col + 3 * L, w.out, bias, a3);
+    }
+
+    private static void storeColumns(float[] out, int rowOff, int c, int width, float[] bias, FloatVector v) {
+        if (c >= width) {
+            return;
+        }
+        if (c + L <= width) {
+            (bias == null ? v : v.add(FloatVector.fromArray(S, bias, c))).intoArray(out, rowOff + c);
+        } else {
+            VectorMask<Float> m = S.indexInRange(c, width);
+            (bias == null ? v : v.add(FloatVector.fromArray(S, bias, c, m))).intoArray(out, rowOff + c, m);
+        }
+    }
+
     /** Σk a[aOff + k]·b[bOff + k]. */
     static float dot(float[] a, int aOff, float[] b, int bOff, int n) {
         FloatVector acc = FloatVector.zero(S);

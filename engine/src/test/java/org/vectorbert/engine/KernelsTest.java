@@ -49,6 +49,24 @@ class KernelsTest {
     }
 
     @Test
+    void packedLinearMatchesItsTwinForEveryShape() {
+        for (int rows : new int[] {1, 2, 3, 4, 5, 8, 9}) {
+            for (int in : SIZES) {
+                for (int out : new int[] {1, 3, 16, 17, 63, 64, 65, 130, 200}) {
+                    float[] x = random(rows * in, 1);
+                    float[] w = random(out * in, 0.5f);
+                    float[] b = random(out, 1);
+                    float[] y = new float[rows * out];
+                    Kernels.linear(x, rows, PackedMatrix.pack(w, out, in), b, y);
+                    assertClose(ScalarKernels.linear(x, rows, in, w, b, out), y, 1e-5, "packed " + rows + "x" + in + " -> " + out);
+                    Kernels.linear(x, rows, PackedMatrix.pack(w, out, in), null, y);
+                    assertClose(ScalarKernels.linear(x, rows, in, w, null, out), y, 1e-5, "packed, no bias");
+                }
+            }
+        }
+    }
+
+    @Test
     void linearSplitsAcrossThreadsWithTheSameResult() {
         {
             float[] x = random(7 * 300, 1);
