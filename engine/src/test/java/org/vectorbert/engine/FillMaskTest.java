@@ -51,7 +51,9 @@ class FillMaskTest {
         List<FillMask.Candidate> all = fill().predict("The man worked as a [MASK].", 5).getFirst();
         List<FillMask.Candidate> two = fill().predict("The man worked as a [MASK].", 5, List.of("waiter", "carpenter")).getFirst();
         assertEquals(List.of("carpenter", "waiter"), two.stream().map(FillMask.Candidate::tokenStr).toList());
-        assertEquals(all.getFirst().score(), two.getFirst().score());
+        // Not renormalised: the same probability as without targets (to float rounding; the JIT's
+        // vector reductions may sum lanes in another order than the interpreter's first call did).
+        assertEquals(all.getFirst().score(), two.getFirst().score(), 1e-6);
     }
 
     @Test
