@@ -102,7 +102,9 @@ class ReferenceTest {
         try (BertModel model = BertModel.load(dir); SafetensorsFile expected = SafetensorsFile.open(dir.resolve("expected.safetensors"))) {
             Batch batch = Batch.of(List.of(new int[] {1, 7, 12, 49, 3, 2}, new int[] {1, 30, 2}),
                     List.of(new int[] {0, 0, 0, 1, 1, 1}, new int[] {0, 0, 0}), 0);
-            BertModel.Output out = model.forward(batch, BertModel.Request.lastHiddenState().withPooled());
+            BertModel.Output out = model.forward(batch, BertModel.Request.lastHiddenState().withPooled().withAllHiddenStates());
+            assertEquals(3, out.hiddenStates().size(), "the embedding output and both layers");
+            org.junit.jupiter.api.Assertions.assertArrayEquals(out.lastHiddenState(), out.hiddenStates().getLast());
             double hidden = maxAbsDiff(expected, "last_hidden_state", out.lastHiddenState());
             double pooled = maxAbsDiff(expected, "pooler_output", out.pooled());
             assertTrue(hidden <= 1e-4, name + ": hidden state differs by " + hidden);
