@@ -53,9 +53,9 @@ public final class BertBaseUncasedArtifact {
         for (ZipEntry e = zip.getNextEntry(); e != null; e = zip.getNextEntry()) {
             if (e.getName().equals(entryName)) {
                 Files.createDirectories(target.toAbsolutePath().getParent());
-                Path partial = target.resolveSibling(target.getFileName() + ".partial");
+                Path partial = AtomicFiles.partial(target);
                 Files.copy(zip, partial, StandardCopyOption.REPLACE_EXISTING);
-                Files.move(partial, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+                AtomicFiles.moveIntoPlace(partial, target);
                 return;
             }
         }

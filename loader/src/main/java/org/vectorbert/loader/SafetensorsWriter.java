@@ -9,7 +9,6 @@ import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -40,7 +39,7 @@ public final class SafetensorsWriter implements AutoCloseable {
 
     public SafetensorsWriter(Path target, List<Spec> specs, Map<String, String> metadata) {
         this.target = target;
-        this.partial = target.resolveSibling(target.getFileName() + ".partial");
+        this.partial = AtomicFiles.partial(target);
         this.specs = List.copyOf(specs);
         ObjectNode header = Json.MAPPER.createObjectNode();
         if (!metadata.isEmpty()) {
@@ -131,7 +130,7 @@ public final class SafetensorsWriter implements AutoCloseable {
         try {
             channel.force(true);
             channel.close();
-            Files.move(partial, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            AtomicFiles.moveIntoPlace(partial, target);
             finished = true;
         } catch (IOException e) {
             throw new LoaderException("cannot write " + target + ": " + e.getMessage(), e);

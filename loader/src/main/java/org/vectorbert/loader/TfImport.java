@@ -5,7 +5,6 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -59,13 +58,13 @@ public final class TfImport {
             Files.createDirectories(outDir);
             writeSafetensors(bundle, src, outDir.resolve("model.safetensors"), progress);
             if (src.vocab() != null) {
-                writeAtomically(outDir.resolve("vocab.txt"), src.vocab());
+                AtomicFiles.write(outDir.resolve("vocab.txt"), src.vocab());
             }
             boolean lowercase = src.lowercase() != null ? src.lowercase() : src.vocab() == null || !hasCasedTokens(src.vocab());
-            writeAtomically(outDir.resolve("tokenizer_config.json"),
+            AtomicFiles.write(outDir.resolve("tokenizer_config.json"),
                     ("{\"do_lower_case\": " + lowercase + ", \"model_max_length\": " + config.maxPositionEmbeddings() + "}\n")
                             .getBytes(StandardCharsets.UTF_8));
-            writeAtomically(outDir.resolve("config.json"), Json.MAPPER.writerWithDefaultPrettyPrinter()
+            AtomicFiles.write(outDir.resolve("config.json"), Json.MAPPER.writerWithDefaultPrettyPrinter()
                     .writeValueAsBytes(config.toJson()));
             return config;
         } catch (IOException e) {
@@ -266,9 +265,4 @@ public final class TfImport {
         return t;
     }
 
-    static void writeAtomically(Path target, byte[] bytes) throws IOException {
-        Path partial = target.resolveSibling(target.getFileName() + ".partial");
-        Files.write(partial, bytes);
-        Files.move(partial, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-    }
 }
