@@ -81,10 +81,14 @@ public final class BertModel implements AutoCloseable {
         finalNormBias = f32(w, "bert.encoder.final_layer_norm.bias");
         pooler = packed(w, "bert.pooler.dense.weight");
         poolerBias = f32(w, "bert.pooler.dense.bias");
+        // A tied decoder is the word-embedding tensor itself: share its array rather than copy 94 MB again.
+        float[] decoder = w.get(WeightNames.MLM_DECODER) == w.get(WeightNames.WORD_EMBEDDINGS)
+                ? wordEmbeddings
+                : f32(w, WeightNames.MLM_DECODER);
         mlm = w.containsKey(WeightNames.MLM_BIAS)
                 ? new MlmHead(packed(w, "cls.predictions.transform.dense.weight"), f32(w, "cls.predictions.transform.dense.bias"),
                         f32(w, "cls.predictions.transform.LayerNorm.weight"), f32(w, "cls.predictions.transform.LayerNorm.bias"),
-                        f32(w, WeightNames.MLM_DECODER), f32(w, WeightNames.MLM_BIAS))
+                        decoder, f32(w, WeightNames.MLM_BIAS))
                 : null;
     }
 
