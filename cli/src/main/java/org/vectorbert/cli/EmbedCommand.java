@@ -77,8 +77,8 @@ final class EmbedCommand implements Callable<Integer> {
                 if (text.isEmpty() && pair == null) {
                     throw new UserError("cannot embed an empty text");
                 }
-                List<String> second = pair == null ? null : List.of(pair);
-                Embeddings.TokenVectors tokens = embeddings.tokenVectors(List.of(text), second).getFirst();
+                Embeddings.Result result = embeddings.embedOne(text, pair, mode, normalize, attentions);
+                Embeddings.TokenVectors tokens = result.tokens();
                 Map<String, Object> o = new LinkedHashMap<>();
                 o.put("input_ids", tokens.ids());
                 if (mode == null) {
@@ -88,10 +88,10 @@ final class EmbedCommand implements Callable<Integer> {
                     }
                     o.put("last_hidden_state", rows);
                 } else {
-                    o.put("embedding", embeddings.embedBatch(List.of(text), second, mode, normalize).getFirst());
+                    o.put("embedding", result.pooled());
                 }
                 if (attentions) {
-                    o.put("attentions", embeddings.attentions(text, pair));
+                    o.put("attentions", result.attentions());
                 }
                 out.println(json ? toJson(o) : summary(text, o));
                 out.flush();

@@ -68,13 +68,64 @@ public final class Embeddings implements AutoCloseable {
 
     /** One pooled vector per text (or pair, when {@code seconds} is not null), in one forward pass. */
     public List<float[]> embedBatch(List<String> firsts, List<String> seconds, Pooling pooling, boolean normalize) {
-        List<Encoding> encodings = encode(firsts, seconds);
-        Batch batch = batch(encodings);
-        BertModel.Request request = BertModel.Request.lastHiddenState();
-        BertModel.Output out = model.forward(batch, pooling == Pooling.POOLER ? request.withPooled() : request);
-        int hidden = model.config().hiddenSize();
+        Pass pass = run(firsts, seconds, request(pooling, false));
         List<float[]> vectors = new ArrayList<>();
-        for (int b = 0; b < batch.size(); b++) {
+        for (int b = 0; b < pass.batch().size(); b++) {
+            vectors.add(pass.pooled(b, pooling, normalize));
+        }
+        return vectors;
+    }
+
+    /** The last hidden state of each text, with its ids. */
+    public List<TokenVectors> tokenVectors(List<String> firsts, List<String> seconds) {
+        Pass pass = run(firsts, seconds, BertModel.Request.lastHiddenState());
+        List<TokenVectors> result = new ArrayList<>();
+        for (int b = 0; b < pass.batch().size(); b++) {
+            result.add(pass.tokenVectors(b));
+        }
+        return result;
+    }
+
+    /** Attention probabilities of one text: [layer][head][query][key]. */
+    public float[][][][] attentions(String first, String second) {
+        return embedOne(first, second, Pooling.CLS, false, true).attentions();
+    }
+
+    /**
+     * Everything about one text from a single forward pass.
+     *
+     * @param tokens     the ids and every token's vector
+     * @param pooled     the pooled vector, or null when no pooling was asked
+     * @param attentions [layer][head][query][key], or null unless asked
+     */
+    public record Result(TokenVectors tokens, float[] pooled, float[][][][] attentions) {}
+
+    /**
+     * One text (or pair, when {@code second} is not null) in one forward pass: token vectors, the
+     * vector pooled with {@code pooling} (none when null), and attentions when asked.
+     */
+    public Result embedOne(String first, String second, Pooling pooling, boolean normalize, boolean withAttentions) {
+        Pass pass = run(List.of(first), second == null ? null : List.of(second), request(pooling, withAttentions));
+        return new Result(pass.tokenVectors(0), pooling == null ? null : pass.pooled(0, pooling, normalize),
+                withAttentions ? pass.attentions(0) : null);
+    }
+
+    private static BertModel.Request request(Pooling pooling, boolean withAttentions) {
+        BertModel.Request request = BertModel.Request.lastHiddenState();
+        request = pooling == Pooling.POOLER ? request.withPooled() : request;
+        return withAttentions ? request.withAttentions() : request;
+    }
+
+    /** A forward pass over encoded texts, and the views the public methods take of it. */
+    private record Pass(List<Encoding> encodings, Batch batch, BertModel.Output out, int hidden, int heads) {
+        TokenVectors tokenVectors(int b) {
+            int n = batch.lengths()[b];
+            float[] v = new float[n * hidden];
+            System.arraycopy(out.lastHiddenState(), b * batch.length() * hidden, v, 0, n * hidden);
+            return new TokenVectors(encodings.get(b).ids(), v, hidden);
+        }
+
+        float[] pooled(int b, Pooling pooling, boolean normalize) {
             float[] v = new float[hidden];
             switch (pooling) {
                 case CLS -> System.arraycopy(out.lastHiddenState(), b * batch.length() * hidden, v, 0, hidden);
@@ -92,43 +143,31 @@ public final class Embeddings implements AutoCloseable {
                     }
                 }
             }
-            vectors.add(normalize ? l2Normalize(v) : v);
+            return normalize ? l2Normalize(v) : v;
         }
-        return vectors;
-    }
 
-    /** The last hidden state of each text, with its ids; attention probabilities ride along when asked. */
-    public List<TokenVectors> tokenVectors(List<String> firsts, List<String> seconds) {
-        List<Encoding> encodings = encode(firsts, seconds);
-        Batch batch = batch(encodings);
-        float[] hiddenState = model.forward(batch, BertModel.Request.lastHiddenState()).lastHiddenState();
-        int hidden = model.config().hiddenSize();
-        List<TokenVectors> result = new ArrayList<>();
-        for (int b = 0; b < batch.size(); b++) {
+        /** Sequence b's probabilities; the batch is padded to its length, so its rows and keys are read as such. */
+        float[][][][] attentions(int b) {
+            int length = batch.length();
             int n = batch.lengths()[b];
-            float[] v = new float[n * hidden];
-            System.arraycopy(hiddenState, b * batch.length() * hidden, v, 0, n * hidden);
-            result.add(new TokenVectors(encodings.get(b).ids(), v, hidden));
-        }
-        return result;
-    }
-
-    /** Attention probabilities of one text: [layer][head][query][key]. */
-    public float[][][][] attentions(String first, String second) {
-        Encoding e = encode(List.of(first), second == null ? null : List.of(second)).getFirst();
-        BertModel.Output out = model.forward(Batch.of(e.ids(), e.typeIds()), BertModel.Request.lastHiddenState().withAttentions());
-        int heads = model.config().numAttentionHeads();
-        int n = e.length();
-        float[][][][] result = new float[out.attentions().size()][heads][n][n];
-        for (int l = 0; l < result.length; l++) {
-            float[] p = out.attentions().get(l);
-            for (int h = 0; h < heads; h++) {
-                for (int i = 0; i < n; i++) {
-                    System.arraycopy(p, (h * n + i) * n, result[l][h][i], 0, n);
+            float[][][][] result = new float[out.attentions().size()][heads][n][n];
+            for (int l = 0; l < result.length; l++) {
+                float[] p = out.attentions().get(l);
+                for (int h = 0; h < heads; h++) {
+                    for (int i = 0; i < n; i++) {
+                        System.arraycopy(p, ((b * heads + h) * length + i) * length, result[l][h][i], 0, n);
+                    }
                 }
             }
+            return result;
         }
-        return result;
+    }
+
+    private Pass run(List<String> firsts, List<String> seconds, BertModel.Request request) {
+        List<Encoding> encodings = encode(firsts, seconds);
+        Batch batch = batch(encodings);
+        return new Pass(encodings, batch, model.forward(batch, request), model.config().hiddenSize(),
+                model.config().numAttentionHeads());
     }
 
     private List<Encoding> encode(List<String> firsts, List<String> seconds) {
