@@ -201,17 +201,17 @@ public final class BertModel implements AutoCloseable {
                 Kernels.layerNorm(x, rows, hidden, layer.attentionNorm(), layer.attentionNormBias(), eps(), t);
                 attention(t, layer, batch, mask, q, k, v, scores, ctx);
                 Kernels.linear(ctx, rows, layer.attentionOut(), layer.attentionOutBias(), t);
-                Kernels.addInPlace(x, t, rows * hidden);
+                Kernels.addInPlace(x, 0, t, rows * hidden);
                 Kernels.layerNorm(x, rows, hidden, layer.outputNorm(), layer.outputNormBias(), eps(), t);
                 feedForward(t, rows, layer, inner, ctx);
-                Kernels.addInPlace(x, ctx, rows * hidden);
+                Kernels.addInPlace(x, 0, ctx, rows * hidden);
             } else {
                 attention(x, layer, batch, mask, q, k, v, scores, ctx);
                 Kernels.linear(ctx, rows, layer.attentionOut(), layer.attentionOutBias(), t);
-                Kernels.addInPlace(t, x, rows * hidden);
+                Kernels.addInPlace(t, 0, x, rows * hidden);
                 Kernels.layerNorm(t, rows, hidden, layer.attentionNorm(), layer.attentionNormBias(), eps(), x);
                 feedForward(x, rows, layer, inner, t);
-                Kernels.addInPlace(t, x, rows * hidden);
+                Kernels.addInPlace(t, 0, x, rows * hidden);
                 Kernels.layerNorm(t, rows, hidden, layer.outputNorm(), layer.outputNormBias(), eps(), x);
             }
             if (request.attentions()) {
@@ -274,9 +274,9 @@ public final class BertModel implements AutoCloseable {
             int off = r * hidden;
             System.arraycopy(wordEmbeddings, batch.ids()[r] * hidden, x, off, hidden);
             System.arraycopy(positionEmbeddings, (r % seq) * hidden, row, 0, hidden);
-            Kernels.addInPlaceAt(x, off, row, hidden);
+            Kernels.addInPlace(x, off, row, hidden);
             System.arraycopy(typeEmbeddings, batch.typeIds()[r] * hidden, row, 0, hidden);
-            Kernels.addInPlaceAt(x, off, row, hidden);
+            Kernels.addInPlace(x, off, row, hidden);
         }
         Kernels.layerNorm(x, batch.size() * seq, hidden, embeddingNorm, embeddingNormBias, eps(), x);
         return x;

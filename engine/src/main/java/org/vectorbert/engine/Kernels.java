@@ -286,20 +286,8 @@ final class Kernels {
 
     // ---- element-wise ----
 
-    /** a[i] += b[i] for i in [0, n). */
-    static void addInPlace(float[] a, float[] b, int n) {
-        int bound = S.loopBound(n);
-        int i = 0;
-        for (; i < bound; i += L) {
-            FloatVector.fromArray(S, a, i).add(FloatVector.fromArray(S, b, i)).intoArray(a, i);
-        }
-        for (; i < n; i++) {
-            a[i] += b[i];
-        }
-    }
-
     /** a[off + i] += b[i] for i in [0, n). */
-    static void addInPlaceAt(float[] a, int off, float[] b, int n) {
+    static void addInPlace(float[] a, int off, float[] b, int n) {
         int bound = S.loopBound(n);
         int i = 0;
         for (; i < bound; i += L) {
