@@ -44,7 +44,8 @@ public final class SafetensorsWriter implements AutoCloseable {
         ObjectNode header = Json.MAPPER.createObjectNode();
         if (!metadata.isEmpty()) {
             ObjectNode meta = header.putObject("__metadata__");
-            metadata.forEach(meta::put);
+            // Sorted, so the same tensors always give the same bytes (Map.of iterates in a per-run order).
+            new java.util.TreeMap<>(metadata).forEach(meta::put);
         }
         var names = new HashSet<String>();
         long offset = 0;

@@ -72,29 +72,41 @@ public final class TfImport {
         }
     }
 
+    /**
+     * Whether {@code path} is something {@link #convert} reads: a checkpoint prefix or its
+     * {@code .index} file, a directory of Google's release or a SavedModel, or a jar.
+     */
+    public static boolean isCheckpoint(Path path) {
+        return checkpointPrefix(path) != null
+                || Files.isRegularFile(path) && path.getFileName().toString().endsWith(".jar");
+    }
+
+    /** The checkpoint prefix (PREFIX.index, PREFIX.data-*) that {@code path} names, or null. */
+    private static Path checkpointPrefix(Path path) {
+        if (Files.isDirectory(path) && Files.exists(path.resolve(SAVED_MODEL_INDEX))) {
+            return path.resolve("variables/variables");
+        } else if (Files.isDirectory(path) && Files.exists(path.resolve("bert_model.ckpt.index"))) {
+            return path.resolve("bert_model.ckpt");
+        } else if (Files.exists(Path.of(path + ".index"))) {
+            return path;
+        } else if (path.toString().endsWith(".index") && Files.isRegularFile(path)) {
+            return Path.of(path.toString().substring(0, path.toString().length() - ".index".length()));
+        }
+        return null;
+    }
+
     private static Source locate(Path path) throws IOException {
         if (Files.isRegularFile(path) && !path.toString().endsWith(".index")) {
             return fromJar(path);
         }
-        Path prefix;
-        Path dir;
-        if (Files.isDirectory(path) && Files.exists(path.resolve(SAVED_MODEL_INDEX))) {
-            prefix = path.resolve("variables/variables");
-            dir = path;
-        } else if (Files.isDirectory(path) && Files.exists(path.resolve("bert_model.ckpt.index"))) {
-            prefix = path.resolve("bert_model.ckpt");
-            dir = path;
-        } else if (Files.exists(Path.of(path + ".index"))) {
-            prefix = path;
-            dir = path.toAbsolutePath().getParent();
-        } else if (path.toString().endsWith(".index") && Files.exists(path)) {
-            prefix = Path.of(path.toString().substring(0, path.toString().length() - ".index".length()));
-            dir = path.toAbsolutePath().getParent();
-        } else {
+        Path prefix = checkpointPrefix(path);
+        if (prefix == null) {
             throw new LoaderException("no TensorFlow checkpoint at " + path + ": expected a checkpoint prefix (with "
                     + "PREFIX.index), a directory with bert_model.ckpt.index or variables/variables.index, or the "
                     + BertBaseUncasedArtifact.ARTIFACT_ID + " jar");
         }
+        // The config and vocabulary sit in the directory given, or beside the prefix.
+        Path dir = Files.isDirectory(path) ? path : prefix.toAbsolutePath().getParent();
         Path data = Path.of(prefix + ".data-00000-of-00001");
         if (!Files.exists(data)) {
             throw new LoaderException("checkpoint " + prefix + " has an index but no " + data.getFileName());

@@ -183,4 +183,55 @@ class TfImportTest {
             assertEquals(List.of(), files.toList(), "nothing half-written is left");
         }
     }
+
+    /** The conversion is deterministic: the jar gives exactly the files whose sizes and SHA-256 the default model is checked against. */
+    @Test
+    void theJarConvertsToTheDefaultModelsChecksums() throws IOException {
+        ModelHome.verifyDefault(fromJar);
+        Path copy = Files.createDirectories(work.resolve("tampered"));
+        for (String f : List.of("config.json", "vocab.txt", "tokenizer_config.json", "model.safetensors")) {
+            Files.createSymbolicLink(copy.resolve(f), fromJar.resolve(f));
+        }
+        Files.delete(copy.resolve("vocab.txt"));
+        byte[] vocab = Files.readAllBytes(fromJar.resolve("vocab.txt"));
+        vocab[vocab.length - 2] ^= 1;
+        Files.write(copy.resolve("vocab.txt"), vocab);
+        var e = org.junit.jupiter.api.Assertions.assertThrows(LoaderException.class, () -> ModelHome.verifyDefault(copy));
+        assertTrue(e.getMessage().contains("gave an unexpected vocab.txt (SHA-256 "), e.getMessage());
+    }
+
+    /** --model with a TensorFlow checkpoint directory converts it once into the vectorbert cache. */
+    @Test
+    void aCheckpointDirectoryIsConvertedOnceIntoTheCache() throws IOException {
+        String before = System.getProperty("vectorbert.home");
+        System.setProperty("vectorbert.home", work.resolve("home").toString());
+        try {
+            List<String> log = new java.util.ArrayList<>();
+            ModelResolver.Listener listener = new ModelResolver.Listener() {
+                @Override
+                public void log(String message) {
+                    log.add(message);
+                }
+
+                @Override
+                public void progress(String task, long done, long total) {}
+            };
+            Path dir = ModelResolver.resolve(savedModel.toString(), null, listener);
+            assertTrue(dir.startsWith(work.resolve("home/models/converted")), dir.toString());
+            assertTrue(dir.getFileName().toString().startsWith("saved-model-"), dir.toString());
+            assertEquals(-1L, Files.mismatch(fromJar.resolve("model.safetensors"), dir.resolve("model.safetensors")));
+            assertEquals(1, log.size(), log.toString());
+            try (var siblings = Files.list(dir.getParent())) {
+                assertEquals(List.of(dir), siblings.toList(), "no staging directory is left behind");
+            }
+            assertEquals(dir, ModelResolver.resolve(savedModel.toString(), null, listener));
+            assertEquals(1, log.size(), "the second run converts nothing");
+        } finally {
+            if (before == null) {
+                System.clearProperty("vectorbert.home");
+            } else {
+                System.setProperty("vectorbert.home", before);
+            }
+        }
+    }
 }

