@@ -42,7 +42,7 @@ public final class TokenizerBenchmark {
         }
         BertTokenizer tokenizer = vocab != null
                 ? BertTokenizer.fromVocab(vocab)
-                : BertTokenizer.fromDirectory(ModelHome.ensureDefaultTokenizer(System.err::println));
+                : BertTokenizer.fromDirectory(ModelHome.ensureDefaultModel(System.err::println, (d, t) -> { }));
 
         List<String> paragraphs = new ArrayList<>();
         long bytes = 0;

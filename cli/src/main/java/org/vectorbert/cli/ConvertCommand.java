@@ -34,8 +34,8 @@ final class ConvertCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         var err = spec.commandLine().getErr();
-        ProgressBar bar = new ProgressBar(err, "converting");
-        BertConfig config = TfImport.convert(from, out, bar::update);
+        ProgressBar bar = new ProgressBar(err);
+        BertConfig config = TfImport.convert(from, out, (done, total) -> bar.progress("converting", done, total));
         try (BertCheckpoint written = BertCheckpoint.open(out)) {
             err.printf("wrote %s: %d tensors, %,d parameters, %d layers x %d hidden%n", out, written.tensors().size(),
                     written.parameterCount(), config.numHiddenLayers(), config.hiddenSize());

@@ -3,6 +3,7 @@ package org.vectorbert.cli;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,7 +24,9 @@ import picocli.CommandLine.Spec;
         footer = {"", "Examples:",
             "  vectorbert embed --json --pooling mean --normalize \"A sentence to embed.\"",
             "  vectorbert embed --json --pooling none --attentions \"hello world\"",
-            "  vectorbert embed --json --pair \"Where is Paris?\" \"Paris is in France.\""},
+            "  vectorbert embed --json --pair \"Where is Paris?\" \"Paris is in France.\"",
+            "  vectorbert embed --pooling mean --normalize --file sentences.txt --output vectors.npy",
+            "      (numpy: np.load(\"vectors.npy\") has shape [lines, 768])"},
         sortOptions = false)
 final class EmbedCommand implements Callable<Integer> {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -56,6 +59,14 @@ final class EmbedCommand implements Callable<Integer> {
     @Option(names = "--file", paramLabel = "PATH", description = "Read one text per line from PATH (- for standard input).")
     String file;
 
+    @Option(names = "--output", paramLabel = "FILE.npy",
+            description = "Write a numpy float32 array instead of printing: [n, dim], or [n, seq, dim] zero-padded for --pooling none with each text's length in FILE.lengths.npy.")
+    Path output;
+
+    @Option(names = "--batch-size", paramLabel = "N", defaultValue = "16",
+            description = "Texts per forward pass (default: ${DEFAULT-VALUE}); standard input is answered as lines arrive.")
+    int batchSize;
+
     @Parameters(paramLabel = "TEXT", arity = "0..*", description = "Texts to embed.")
     List<String> texts = new ArrayList<>();
 
@@ -68,36 +79,68 @@ final class EmbedCommand implements Callable<Integer> {
             case "none" -> null;
             default -> throw new UserError("unknown --pooling '" + pooling + "' (expected cls, mean, pooler or none)");
         };
-        if (attentions && !json) {
-            throw new UserError("--attentions needs --json");
+        if (attentions && (!json || output != null)) {
+            throw new UserError("--attentions needs --json (and no --output)");
+        }
+        if (output != null && json) {
+            throw new UserError("give --json (lines on standard output) or --output FILE.npy, not both");
+        }
+        if (batchSize <= 0) {
+            throw new UserError("--batch-size must be positive, was " + batchSize);
         }
         PrintWriter out = spec.commandLine().getOut();
-        try (Embeddings embeddings = Embeddings.load(modelOptions.directory(spec.commandLine().getErr()), truncate)) {
-            TextInput.forEach(texts, file, System.in, text -> {
-                if (text.isEmpty() && pair == null) {
+        try (Embeddings embeddings = Embeddings.load(modelOptions.directory(spec.commandLine().getErr()), truncate);
+             NpyOutput npy = output == null ? null : mode == null
+                     ? NpyOutput.tokenVectors(output, embeddings.model().config().hiddenSize())
+                     : NpyOutput.pooled(output, embeddings.model().config().hiddenSize())) {
+            RunProgress progress = new RunProgress(spec.commandLine().getErr(), "embed:", file != null);
+            TextInput.forEachBatch(texts, file, System.in, batchSize, (batch, read, total) -> {
+                if (pair == null && batch.stream().anyMatch(String::isEmpty)) {
                     throw new UserError("cannot embed an empty text");
                 }
-                Embeddings.Result result = embeddings.embedOne(text, pair, mode, normalize, attentions);
-                Embeddings.TokenVectors tokens = result.tokens();
-                Map<String, Object> o = new LinkedHashMap<>();
-                o.put("input_ids", tokens.ids());
-                if (mode == null) {
-                    float[][] rows = new float[tokens.ids().length][];
-                    for (int t = 0; t < rows.length; t++) {
-                        rows[t] = java.util.Arrays.copyOfRange(tokens.vectors(), t * tokens.hidden(), (t + 1) * tokens.hidden());
+                List<String> seconds = pair == null ? null : java.util.Collections.nCopies(batch.size(), pair);
+                List<Embeddings.Result> results = embeddings.embedAll(batch, seconds, mode, normalize, attentions);
+                long tokens = 0;
+                for (int i = 0; i < results.size(); i++) {
+                    Embeddings.Result result = results.get(i);
+                    tokens += result.tokens().ids().length;
+                    if (npy != null) {
+                        npy.add(mode == null ? result.tokens().vectors() : result.pooled(),
+                                mode == null ? result.tokens().ids().length : 1);
+                    } else {
+                        Map<String, Object> o = object(result, mode == null);
+                        out.println(json ? toJson(o) : summary(batch.get(i), o));
                     }
-                    o.put("last_hidden_state", rows);
-                } else {
-                    o.put("embedding", result.pooled());
                 }
-                if (attentions) {
-                    o.put("attentions", result.attentions());
-                }
-                out.println(json ? toJson(o) : summary(text, o));
                 out.flush();
+                progress.done(batch.size(), tokens, read, total);
             });
+            if (npy != null) {
+                npy.complete();
+            }
+            progress.finish();
         }
         return 0;
+    }
+
+    /** The JSON object for one text, in Hugging Face's field names. */
+    private static Map<String, Object> object(Embeddings.Result result, boolean tokenVectors) {
+        Embeddings.TokenVectors tokens = result.tokens();
+        Map<String, Object> o = new LinkedHashMap<>();
+        o.put("input_ids", tokens.ids());
+        if (tokenVectors) {
+            float[][] rows = new float[tokens.ids().length][];
+            for (int t = 0; t < rows.length; t++) {
+                rows[t] = java.util.Arrays.copyOfRange(tokens.vectors(), t * tokens.hidden(), (t + 1) * tokens.hidden());
+            }
+            o.put("last_hidden_state", rows);
+        } else {
+            o.put("embedding", result.pooled());
+        }
+        if (result.attentions() != null) {
+            o.put("attentions", result.attentions());
+        }
+        return o;
     }
 
     private static String toJson(Map<String, Object> o) {

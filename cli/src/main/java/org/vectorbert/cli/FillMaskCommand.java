@@ -55,11 +55,15 @@ final class FillMaskCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         try (FillMask fill = FillMask.load(modelOptions.directory(spec.commandLine().getErr()))) {
-            TextInput.forEach(texts, file, System.in, text -> {
-                List<List<FillMask.Candidate>> masks = fill.predict(text, topK, targets);
-                out.println(json ? toJson(masks) : table(text, masks));
+            RunProgress progress = new RunProgress(spec.commandLine().getErr(), "fill-mask:", file != null);
+            TextInput.forEachBatch(texts, file, System.in, 1, (batch, read, total) -> {
+                String text = batch.getFirst();
+                FillMask.Prediction prediction = fill.predictWithTokens(text, topK, targets);
+                out.println(json ? toJson(prediction.masks()) : table(text, prediction.masks()));
                 out.flush();
+                progress.done(1, prediction.tokens(), read, total);
             });
+            progress.finish();
         }
         return 0;
     }

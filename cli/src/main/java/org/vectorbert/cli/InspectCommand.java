@@ -12,7 +12,6 @@ import java.util.concurrent.Callable;
 import org.vectorbert.loader.BertCheckpoint;
 import org.vectorbert.loader.BertConfig;
 import org.vectorbert.loader.DType;
-import org.vectorbert.loader.ModelHome;
 import org.vectorbert.loader.Tensor;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -32,8 +31,8 @@ final class InspectCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--model", paramLabel = "DIR", description = "Hugging Face model directory (config.json, model.safetensors).")
-    Path model;
+    @Option(names = "--model", paramLabel = "MODEL", description = ModelOptions.MODEL_HELP)
+    String model;
 
     @Option(names = "--json", description = "Machine-readable output.")
     boolean json;
@@ -41,8 +40,7 @@ final class InspectCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter err = spec.commandLine().getErr();
-        Path dir = model != null ? model
-                : ModelHome.ensureDefaultModel(err::println, new ProgressBar(err, "converting")::update);
+        Path dir = ModelOptions.resolve(model, err);
         PrintWriter out = spec.commandLine().getOut();
         try (BertCheckpoint checkpoint = BertCheckpoint.open(dir)) {
             out.print(json ? toJson(checkpoint) + "\n" : table(checkpoint));

@@ -3,19 +3,22 @@ package org.vectorbert.cli;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import org.vectorbert.engine.Parallel;
-import org.vectorbert.loader.ModelHome;
+import org.vectorbert.loader.ModelResolver;
 import picocli.CommandLine.Option;
 
 /** --model and --threads, shared by the commands that run the model. */
 final class ModelOptions {
-    @Option(names = "--model", paramLabel = "DIR",
-            description = "Hugging Face model directory (config.json, model.safetensors, vocab.txt or tokenizer.json). Default: bert-base-uncased, made on first use.")
-    Path model;
+    static final String MODEL_HELP = "A Hugging Face model directory, a TensorFlow checkpoint (converted once), or a hub id "
+            + "such as google-bert/bert-base-uncased[@revision] (from the Hugging Face cache, else downloaded into it). "
+            + "Default: bert-base-uncased, made on first use.";
+
+    @Option(names = "--model", paramLabel = "MODEL", description = MODEL_HELP)
+    String model;
 
     @Option(names = "--threads", paramLabel = "N", description = "Threads for the kernels (default: all cores).")
     Integer threads;
 
-    /** The model directory, converting the default model on first use; applies --threads. */
+    /** The model directory, fetching or converting it on first use; applies --threads. */
     Path directory(PrintWriter err) {
         if (threads != null) {
             if (threads <= 0) {
@@ -23,6 +26,11 @@ final class ModelOptions {
             }
             Parallel.setThreads(threads);
         }
-        return model != null ? model : ModelHome.ensureDefaultModel(err::println, new ProgressBar(err, "converting")::update);
+        return resolve(model, err);
+    }
+
+    /** What {@code model} names (null: the default model), with progress on {@code err}. */
+    static Path resolve(String model, PrintWriter err) {
+        return ModelResolver.resolve(model, new ProgressBar(err));
     }
 }

@@ -11,31 +11,51 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 
 /** Texts to process: the command's arguments, or one text per line of a file or of standard input ({@code -}). */
 final class TextInput {
+    /** Receives texts a batch at a time, with how far through the input the reading is. */
+    @FunctionalInterface
+    interface BatchHandler {
+        /**
+         * @param bytesRead  input bytes consumed so far (-1 for arguments)
+         * @param totalBytes the input's size, or -1 when unknown (arguments, standard input)
+         */
+        void accept(List<String> texts, long bytesRead, long totalBytes);
+    }
+
     private TextInput() {}
 
+    /** Hands each text to {@code handler} as it is read, so long inputs stream. */
+    static void forEach(List<String> arguments, String file, InputStream stdin, Consumer<String> handler) {
+        forEachBatch(arguments, file, stdin, 1, (texts, read, total) -> texts.forEach(handler));
+    }
+
     /**
-     * Hands each text to {@code handler} as it is read, so long inputs stream.
+     * Hands texts over in batches of up to {@code batchSize}. A batch is also handed over early
+     * when the input has nothing more to read yet, so a person typing into standard input gets
+     * each answer at once while a file is read in full batches.
      *
      * @param file a path, {@code -} for standard input, or null to use {@code arguments}
      */
-    static void forEach(List<String> arguments, String file, InputStream stdin, Consumer<String> handler) {
+    static void forEachBatch(List<String> arguments, String file, InputStream stdin, int batchSize, BatchHandler handler) {
         if (file == null) {
             if (arguments.isEmpty()) {
                 throw new UserError("no text given: pass texts as arguments, or --file PATH (- for standard input)");
             }
-            arguments.forEach(handler);
+            for (int i = 0; i < arguments.size(); i += batchSize) {
+                handler.accept(arguments.subList(i, Math.min(arguments.size(), i + batchSize)), -1, -1);
+            }
             return;
         }
         if (!arguments.isEmpty()) {
             throw new UserError("give texts as arguments or with --file, not both");
         }
         if (file.equals("-")) {
-            readLines(stdin, "standard input", handler);
+            new LineReader(stdin, "standard input", -1, batchSize, handler).run();
             return;
         }
         Path path = Path.of(file);
@@ -43,7 +63,7 @@ final class TextInput {
             throw new UserError(file + " is a directory, not a text file");
         }
         try (InputStream in = Files.newInputStream(path)) {
-            readLines(in, file, handler);
+            new LineReader(in, file, Files.size(path), batchSize, handler).run();
         } catch (NoSuchFileException e) {
             throw new UserError("file not found: " + file);
         } catch (IOException e) {
@@ -51,44 +71,77 @@ final class TextInput {
         }
     }
 
-    /** Splits bytes into lines first and decodes each strictly, so a bad byte is reported on its own line. */
-    private static void readLines(InputStream in, String name, Consumer<String> handler) {
-        var decoder = StandardCharsets.UTF_8.newDecoder()
+    /** Splits bytes into lines first and decodes each strictly, so a bad byte is reported with its line number. */
+    private static final class LineReader {
+        private final InputStream in;
+        private final String name;
+        private final long totalBytes;
+        private final int batchSize;
+        private final BatchHandler handler;
+        private final CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
                 .onMalformedInput(CodingErrorAction.REPORT)
                 .onUnmappableCharacter(CodingErrorAction.REPORT);
-        byte[] buffer = new byte[1 << 16];
-        var line = new ByteArrayOutputStream(256);
-        int lineNumber = 0;
-        try {
-            for (int n = in.read(buffer); n != -1; n = in.read(buffer)) {
-                int start = 0;
-                for (int i = 0; i < n; i++) {
-                    if (buffer[i] == '\n') {
-                        line.write(buffer, start, i - start);
-                        lineNumber++;
-                        handler.accept(decodeLine(decoder, line));
-                        start = i + 1;
+        private final ByteArrayOutputStream line = new ByteArrayOutputStream(256);
+        private List<String> batch = new ArrayList<>();
+        private int lineNumber;
+        private long bytesRead;
+
+        LineReader(InputStream in, String name, long totalBytes, int batchSize, BatchHandler handler) {
+            this.in = in;
+            this.name = name;
+            this.totalBytes = totalBytes;
+            this.batchSize = batchSize;
+            this.handler = handler;
+        }
+
+        void run() {
+            byte[] buffer = new byte[1 << 16];
+            try {
+                for (int n = in.read(buffer); n != -1; n = in.read(buffer)) {
+                    int start = 0;
+                    for (int i = 0; i < n; i++) {
+                        if (buffer[i] == '\n') {
+                            line.write(buffer, start, i - start);
+                            bytesRead += i - start + 1;
+                            add();
+                            start = i + 1;
+                        }
+                    }
+                    line.write(buffer, start, n - start);
+                    bytesRead += n - start;
+                    if (in.available() == 0) {
+                        flush();
                     }
                 }
-                line.write(buffer, start, n - start);
+                if (line.size() > 0) {
+                    add();
+                }
+                flush();
+            } catch (CharacterCodingException e) {
+                throw new UserError(name + " is not valid UTF-8 (at line " + lineNumber + ")");
+            } catch (IOException e) {
+                throw new UserError("cannot read " + name + ": " + e.getMessage());
             }
-            if (line.size() > 0) {
-                lineNumber++;
-                handler.accept(decodeLine(decoder, line));
-            }
-        } catch (CharacterCodingException e) {
-            throw new UserError(name + " is not valid UTF-8 (at line " + lineNumber + ")");
-        } catch (IOException e) {
-            throw new UserError("cannot read " + name + ": " + e.getMessage());
         }
-    }
 
-    /** The line's text without its carriage return; empties {@code line}. */
-    private static String decodeLine(CharsetDecoder decoder, ByteArrayOutputStream line)
-            throws CharacterCodingException {
-        byte[] bytes = line.toByteArray();
-        line.reset();
-        int length = bytes.length > 0 && bytes[bytes.length - 1] == '\r' ? bytes.length - 1 : bytes.length;
-        return decoder.decode(ByteBuffer.wrap(bytes, 0, length)).toString();
+        /** Decodes the line (without its carriage return) into the batch; empties {@code line}. */
+        private void add() throws CharacterCodingException {
+            lineNumber++;
+            byte[] bytes = line.toByteArray();
+            line.reset();
+            int length = bytes.length > 0 && bytes[bytes.length - 1] == '\r' ? bytes.length - 1 : bytes.length;
+            batch.add(decoder.decode(ByteBuffer.wrap(bytes, 0, length)).toString());
+            if (batch.size() == batchSize) {
+                flush();
+            }
+        }
+
+        private void flush() {
+            if (!batch.isEmpty()) {
+                List<String> full = batch;
+                batch = new ArrayList<>();
+                handler.accept(full, bytesRead - line.size(), totalBytes);
+            }
+        }
     }
 }

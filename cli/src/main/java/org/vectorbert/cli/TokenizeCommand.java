@@ -9,7 +9,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import org.vectorbert.loader.ModelHome;
 import org.vectorbert.tokenizer.BertTokenizer;
 import org.vectorbert.tokenizer.EncodeOptions;
 import org.vectorbert.tokenizer.Encoding;
@@ -38,8 +37,8 @@ final class TokenizeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--model", paramLabel = "DIR", description = "Hugging Face model directory (tokenizer.json or vocab.txt, tokenizer_config.json).")
-    Path model;
+    @Option(names = "--model", paramLabel = "MODEL", description = ModelOptions.MODEL_HELP)
+    String model;
 
     @Option(names = "--vocab", paramLabel = "FILE", description = "A vocab.txt, with bert-base-uncased settings unless --cased.")
     Path vocab;
@@ -101,8 +100,7 @@ final class TokenizeCommand implements Callable<Integer> {
         if (vocab != null) {
             return BertTokenizer.fromVocab(vocab, cased ? TokenizerConfig.cased() : TokenizerConfig.uncased());
         }
-        Path dir = model != null ? model : ModelHome.ensureDefaultTokenizer(spec.commandLine().getErr()::println);
-        return BertTokenizer.fromDirectory(dir);
+        return BertTokenizer.fromDirectory(ModelOptions.resolve(model, spec.commandLine().getErr()));
     }
 
     /** The JSON line for one text; an empty text gives empty lists. */

@@ -65,7 +65,7 @@ class CheckpointCommandsTest {
         assertUserError(run("convert", "--from-tf", dir.resolve("none").toString(), "--out", dir.resolve("o").toString()),
                 "no TensorFlow checkpoint at " + dir.resolve("none"));
         assertUserError(run("convert", "--out", dir.toString()), "Missing required option: '--from-tf=PATH'");
-        assertUserError(run("inspect", "--model", dir.resolve("nope").toString()), "model directory not found");
+        assertUserError(run("inspect", "--model", dir.resolve("nope").toString()), "model '" + dir.resolve("nope") + "' not found: no directory");
         Path badConfig = Files.createDirectories(dir.resolve("bad-config"));
         Files.writeString(badConfig.resolve("config.json"), "{\"hidden_size\": 100}");
         assertUserError(run("inspect", "--model", badConfig.toString()),

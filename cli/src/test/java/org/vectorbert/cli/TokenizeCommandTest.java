@@ -172,7 +172,7 @@ class TokenizeCommandTest {
         Path model = Files.createDirectories(dir.resolve("model"));
         Files.writeString(model.resolve("tokenizer.json"), "{not json");
         assertUserError(run("tokenize", "--model", model.toString(), "x"), "cannot parse " + model.resolve("tokenizer.json"));
-        assertUserError(run("tokenize", "--model", dir.resolve("nope").toString(), "x"), "model directory not found");
+        assertUserError(run("tokenize", "--model", dir.resolve("nope").toString(), "x"), "model '" + dir.resolve("nope") + "' not found: no directory");
         assertUserError(run("tokenize", "--file", dir.resolve("nope.txt").toString()), "file not found");
         assertUserError(tokenize(), "no text given");
         assertUserError(tokenize("--max-length", "0", "x"), "--max-length must be positive");

@@ -3,6 +3,7 @@ package org.vectorbert.engine;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.vectorbert.loader.ModelResolver;
 import org.vectorbert.tokenizer.BertTokenizer;
 import org.vectorbert.tokenizer.EncodeOptions;
 import org.vectorbert.tokenizer.Encoding;
@@ -14,7 +15,7 @@ import org.vectorbert.tokenizer.Truncation;
  * L2-normalised. Batches are padded together and run in one forward pass. Thread-safe.
  *
  * <pre>{@code
- * try (Embeddings embeddings = Embeddings.load(Path.of("bert-base-uncased"))) {
+ * try (Embeddings embeddings = Embeddings.load()) {   // or load("org/name"), load(Path.of("model-dir"), false)
  *     float[] v = embeddings.embed("A sentence.", Embeddings.Pooling.MEAN, true);
  * }
  * }</pre>
@@ -46,6 +47,23 @@ public final class Embeddings implements AutoCloseable {
         this.truncate = truncate;
     }
 
+    /** The default model, bert-base-uncased, made on first use; overlong texts are refused. */
+    public static Embeddings load() {
+        return load(ModelResolver.resolve(null, Library.listener()), false);
+    }
+
+    /**
+     * The model {@code model} names (a directory, a TensorFlow checkpoint, or a Hugging Face id),
+     * resolved as {@link ModelResolver} describes; overlong texts are refused.
+     */
+    public static Embeddings load(String model) {
+        return load(ModelResolver.resolve(model, Library.listener()), false);
+    }
+
+    /**
+     * @param directory a Hugging Face model directory
+     * @param truncate  cut texts to the model's maximum length instead of refusing them
+     */
     public static Embeddings load(Path directory, boolean truncate) {
         return new Embeddings(BertModel.load(directory), BertTokenizer.fromDirectory(directory), truncate);
     }
@@ -64,6 +82,11 @@ public final class Embeddings implements AutoCloseable {
 
     public float[] embed(String first, String second, Pooling pooling, boolean normalize) {
         return embedBatch(List.of(first), List.of(second), pooling, normalize).getFirst();
+    }
+
+    /** One pooled vector per text, in one forward pass. */
+    public List<float[]> embedBatch(List<String> texts, Pooling pooling, boolean normalize) {
+        return embedBatch(texts, null, pooling, normalize);
     }
 
     /** One pooled vector per text (or pair, when {@code seconds} is not null), in one forward pass. */
@@ -105,9 +128,23 @@ public final class Embeddings implements AutoCloseable {
      * vector pooled with {@code pooling} (none when null), and attentions when asked.
      */
     public Result embedOne(String first, String second, Pooling pooling, boolean normalize, boolean withAttentions) {
-        Pass pass = run(List.of(first), second == null ? null : List.of(second), request(pooling, withAttentions));
-        return new Result(pass.tokenVectors(0), pooling == null ? null : pass.pooled(0, pooling, normalize),
-                withAttentions ? pass.attentions(0) : null);
+        return embedAll(List.of(first), second == null ? null : List.of(second), pooling, normalize, withAttentions).getFirst();
+    }
+
+    /**
+     * Several texts (or pairs, when {@code seconds} is not null) padded into one forward pass, one
+     * {@link Result} each, in order: token vectors, the vector pooled with {@code pooling} (none
+     * when null), and attentions when asked.
+     */
+    public List<Result> embedAll(List<String> firsts, List<String> seconds, Pooling pooling, boolean normalize,
+                                 boolean withAttentions) {
+        Pass pass = run(firsts, seconds, request(pooling, withAttentions));
+        List<Result> results = new ArrayList<>();
+        for (int b = 0; b < pass.batch().size(); b++) {
+            results.add(new Result(pass.tokenVectors(b), pooling == null ? null : pass.pooled(b, pooling, normalize),
+                    withAttentions ? pass.attentions(b) : null));
+        }
+        return results;
     }
 
     private static BertModel.Request request(Pooling pooling, boolean withAttentions) {
@@ -178,8 +215,10 @@ public final class Embeddings implements AutoCloseable {
         List<Encoding> encodings = tokenizer.encodeBatch(firsts, seconds, options.withPadding(Padding.NONE));
         for (int i = 0; i < encodings.size(); i++) {
             if (encodings.get(i).length() > max) {
-                throw new EngineException("text " + (i + 1) + " is " + encodings.get(i).length() + " tokens, longer than the model's "
-                        + max + "; shorten it or let vectorbert truncate it (--truncate)");
+                String text = firsts.get(i);
+                throw new EngineException("the text \"" + (text.length() > 40 ? text.substring(0, 40) + "...": text) + "\" is "
+                        + encodings.get(i).length() + " tokens, longer than the model's " + max
+                        + "; shorten it or let vectorbert truncate it (--truncate)");
             }
         }
         return encodings;

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
+import org.vectorbert.loader.ModelResolver;
 import org.vectorbert.tokenizer.BertTokenizer;
 import org.vectorbert.tokenizer.Encoding;
 
@@ -14,7 +15,7 @@ import org.vectorbert.tokenizer.Encoding;
  * each with the text re-decoded with that token in place. Thread-safe.
  *
  * <pre>{@code
- * try (FillMask fill = FillMask.load(Path.of("bert-base-uncased"))) {
+ * try (FillMask fill = FillMask.load()) {   // or load("org/name"), load(Path.of("model-dir"))
  *     List<FillMask.Candidate> best = fill.predict("Paris is the [MASK] of France.", 5).getFirst();
  *     best.getFirst().tokenStr();   // "capital"
  * }
@@ -33,6 +34,19 @@ public final class FillMask implements AutoCloseable {
         this.model = model;
         this.tokenizer = tokenizer;
         this.maskId = tokenizer.maskTokenId();
+    }
+
+    /** The default model, bert-base-uncased, made on first use (see {@link ModelResolver}). */
+    public static FillMask load() {
+        return load(ModelResolver.resolve(null, Library.listener()));
+    }
+
+    /**
+     * The model {@code model} names: a directory, a TensorFlow checkpoint, or a Hugging Face id such as
+     * {@code google-bert/bert-base-uncased@main}, resolved as {@link ModelResolver} describes.
+     */
+    public static FillMask load(String model) {
+        return load(ModelResolver.resolve(model, Library.listener()));
     }
 
     /** Loads the model and tokenizer of a Hugging Face model directory. */
@@ -66,6 +80,19 @@ public final class FillMask implements AutoCloseable {
      * and probabilities stay those of the full softmax.
      */
     public List<List<Candidate>> predict(String text, int topK, List<String> targets) {
+        return predictWithTokens(text, topK, targets).masks();
+    }
+
+    /**
+     * What {@link #predict(String, int, List)} gives, with the number of tokens the text became.
+     *
+     * @param masks  per mask, in text order, the best candidates
+     * @param tokens the length of the encoded text, special tokens included
+     */
+    public record Prediction(List<List<Candidate>> masks, int tokens) {}
+
+    /** {@link #predict(String, int, List)}, also telling how many tokens the text was. */
+    public Prediction predictWithTokens(String text, int topK, List<String> targets) {
         if (topK <= 0) {
             throw new EngineException("top-k must be positive, was " + topK);
         }
@@ -93,7 +120,7 @@ public final class FillMask implements AutoCloseable {
             }
             result.add(List.copyOf(candidates));
         }
-        return List.copyOf(result);
+        return new Prediction(List.copyOf(result), ids.length);
     }
 
     private int[] maskPositions(int[] ids) {

@@ -3,6 +3,7 @@ package org.vectorbert.engine;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
@@ -15,6 +16,49 @@ import jdk.incubator.vector.VectorSpecies;
 final class Kernels {
     static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
     static final int L = S.length();
+
+    /*
+     * Lane sums in one fixed order. reduceLanes(ADD) may add lanes in any order, and does so
+     * differently interpreted and compiled, so the same text gave different last bits before and
+     * after the JIT warmed up. Folding halves with lane-wise adds is the same tree either way.
+     */
+    private static final VectorShuffle<Float> FOLD_32 = fold(32);
+    private static final VectorShuffle<Float> FOLD_16 = fold(16);
+    private static final VectorShuffle<Float> FOLD_8 = fold(8);
+    private static final VectorShuffle<Float> FOLD_4 = fold(4);
+    private static final VectorShuffle<Float> FOLD_2 = fold(2);
+    private static final VectorShuffle<Float> FOLD_1 = fold(1);
+
+    /** Lane i takes lane i + half (wrapping); only used when half < L. */
+    private static VectorShuffle<Float> fold(int half) {
+        return VectorShuffle.iota(S, half % L, 1, true);
+    }
+
+    /** Σ of v's lanes as a fixed pairwise tree: deterministic whether interpreted or compiled. */
+    static float sum(FloatVector v) {
+        if (L > 64) {
+            throw new IllegalStateException("vectors of " + L + " floats are not supported");
+        }
+        if (L > 32) {
+            v = v.add(v.rearrange(FOLD_32));
+        }
+        if (L > 16) {
+            v = v.add(v.rearrange(FOLD_16));
+        }
+        if (L > 8) {
+            v = v.add(v.rearrange(FOLD_8));
+        }
+        if (L > 4) {
+            v = v.add(v.rearrange(FOLD_4));
+        }
+        if (L > 2) {
+            v = v.add(v.rearrange(FOLD_2));
+        }
+        if (L > 1) {
+            v = v.add(v.rearrange(FOLD_1));
+        }
+        return v.lane(0);
+    }
 
     private Kernels() {}
 
@@ -116,17 +160,16 @@ final class Kernels {
     /** Σ x[xOff + k]·W[wOff + k] for k in [from, to), a vector's worth or less. */
     private static float tail(float[] x, int xOff, float[] w, int wOff, int from, int to) {
         VectorMask<Float> m = S.indexInRange(from, to);
-        return FloatVector.fromArray(S, x, xOff + from, m)
-                .mul(FloatVector.fromArray(S, w, wOff + from, m))
-                .reduceLanes(VectorOperators.ADD, m);
+        // Lanes outside the mask load as zero, so the plain sum is the masked one.
+        return sum(FloatVector.fromArray(S, x, xOff + from, m).mul(FloatVector.fromArray(S, w, wOff + from, m)));
     }
 
     private static void store4(float[] out, int p, FloatVector a0, FloatVector a1, FloatVector a2, FloatVector a3,
                                float b0, float b1, float b2, float b3) {
-        out[p] = a0.reduceLanes(VectorOperators.ADD) + b0;
-        out[p + 1] = a1.reduceLanes(VectorOperators.ADD) + b1;
-        out[p + 2] = a2.reduceLanes(VectorOperators.ADD) + b2;
-        out[p + 3] = a3.reduceLanes(VectorOperators.ADD) + b3;
+        out[p] = sum(a0) + b0;
+        out[p + 1] = sum(a1) + b1;
+        out[p + 2] = sum(a2) + b2;
+        out[p + 3] = sum(a3) + b3;
     }
 
     private static void tile1x4(float[] x, int r, int in, float[] w, int o, float[] bias, int outDim, float[] out) {
@@ -281,7 +324,7 @@ final class Kernels {
             VectorMask<Float> m = S.indexInRange(k, n);
             acc = FloatVector.fromArray(S, a, aOff + k, m).fma(FloatVector.fromArray(S, b, bOff + k, m), acc);
         }
-        return acc.reduceLanes(VectorOperators.ADD);
+        return sum(acc);
     }
 
     // ---- element-wise ----
@@ -395,7 +438,7 @@ final class Kernels {
             FloatVector d = FloatVector.fromArray(S, x, off + i, m).sub(vm);
             acc = acc.add(d.mul(d), m);
         }
-        float variance = acc.reduceLanes(VectorOperators.ADD) / dim;
+        float variance = sum(acc) / dim;
         float inv = (float) (1.0 / Math.sqrt(variance + eps));
         for (int i = 0; i < dim; i += L) {
             VectorMask<Float> m = S.indexInRange(i, dim);
@@ -411,7 +454,7 @@ final class Kernels {
         for (; i + L <= n; i += L) {
             acc = acc.add(FloatVector.fromArray(S, a, off + i));
         }
-        float s = acc.reduceLanes(VectorOperators.ADD);
+        float s = sum(acc);
         for (; i < n; i++) {
             s += a[off + i];
         }
@@ -433,7 +476,7 @@ final class Kernels {
             e.intoArray(a, off + i, m);
             acc = acc.add(e, m);
         }
-        float inv = 1f / acc.reduceLanes(VectorOperators.ADD);
+        float inv = 1f / sum(acc);
         for (int i = 0; i < n; i += L) {
             VectorMask<Float> m = S.indexInRange(i, n);
             FloatVector.fromArray(S, a, off + i, m).mul(inv).intoArray(a, off + i, m);

@@ -75,7 +75,7 @@ class EmbeddingsTest {
     void overlongTextsAreRefusedUnlessTruncationIsAsked() {
         String tooLong = "word ".repeat(600);
         var refused = assertThrows(EngineException.class, () -> embeddings(false).embed(tooLong, Embeddings.Pooling.CLS, false));
-        assertEquals("text 1 is 602 tokens, longer than the model's 512; shorten it or let vectorbert truncate it (--truncate)",
+        assertEquals("the text \"word word word word word word word word ...\" is 602 tokens, longer than the model's 512; shorten it or let vectorbert truncate it (--truncate)",
                 refused.getMessage());
         assertEquals(768, embeddings(true).embed(tooLong, Embeddings.Pooling.CLS, false).length);
     }

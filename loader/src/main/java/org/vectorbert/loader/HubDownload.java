@@ -38,6 +38,13 @@ final class HubDownload {
     /** What a HEAD tells about one file; {@code location} is where to GET it. */
     private record Metadata(String commit, String etag, long size, URI location) {}
 
+    /** The hub could not be reached at all. */
+    private static final class Unreachable extends LoaderException {
+        Unreachable(String message) {
+            super(message);
+        }
+    }
+
     private final ModelResolver.HubSettings hub;
     private final ModelResolver.Listener listener;
     private final HttpClient client;
@@ -55,7 +62,12 @@ final class HubDownload {
     /** Downloads what is missing of {@code id}'s model and returns its snapshot directory. */
     Path fetch(ModelResolver.HubId id, List<String> looked) {
         Path repo = HubCache.repoFolder(hub.cache(), id);
-        Metadata config = head(id, id.revision(), "config.json");
+        Metadata config;
+        try {
+            config = head(id, id.revision(), "config.json");
+        } catch (Unreachable e) {
+            throw ModelResolver.notFound(id.toString(), looked, e.getMessage());
+        }
         if (config == null) {
             throw ModelResolver.notFound(id.toString(), looked, "the hub " + hub.endpoint() + " has no config.json for "
                     + id.repo() + " at revision " + id.revision() + " (check the id; a private or gated model needs HF_TOKEN)");
@@ -322,7 +334,7 @@ final class HubDownload {
         try {
             return client.send(request, handler);
         } catch (IOException e) {
-            throw new LoaderException("cannot reach " + uri.getScheme() + "://" + uri.getAuthority() + " (" + describe(e)
+            throw new Unreachable("cannot reach " + uri.getScheme() + "://" + uri.getAuthority() + " (" + describe(e)
                     + "); if you are offline, set HF_HUB_OFFLINE=1 and use a cached or local model");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

