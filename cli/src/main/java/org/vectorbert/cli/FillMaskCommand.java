@@ -1,7 +1,5 @@
 package org.vectorbert.cli;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -22,11 +20,11 @@ import picocli.CommandLine.Spec;
         footer = {"", "Examples:",
             "  vectorbert fill-mask \"Paris is the [MASK] of France.\"",
             "  vectorbert fill-mask --top-k 3 --targets nurse,doctor \"The woman worked as a [MASK].\"",
-            "  vectorbert fill-mask --json --file queries.txt      (one text per line; - reads standard input)"},
+            "  vectorbert fill-mask --json --file queries.txt      (one text per line; - reads standard input)",
+            "  vectorbert fill-mask --model google-bert/bert-base-uncased@main \"The [MASK] barked.\"",
+            "  vectorbert fill-mask --model uncased_L-12_H-768_A-12 \"...\"   (a TensorFlow checkpoint, converted once)"},
         sortOptions = false)
 final class FillMaskCommand implements Callable<Integer> {
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     @Spec
     CommandSpec spec;
 
@@ -82,11 +80,7 @@ final class FillMaskCommand implements Callable<Integer> {
             }
             lists.add(list);
         }
-        try {
-            return JSON.writeValueAsString(lists.size() == 1 ? lists.getFirst() : lists);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
+        return JsonText.of(lists.size() == 1 ? lists.getFirst() : lists);
     }
 
     private static String table(String text, List<List<FillMask.Candidate>> masks) {

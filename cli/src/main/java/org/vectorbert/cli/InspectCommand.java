@@ -1,7 +1,5 @@
 package org.vectorbert.cli;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.PrintWriter;
@@ -23,11 +21,10 @@ import picocli.CommandLine.Spec;
         description = "Show a model's configuration and tensors: names, dtypes, shapes, parameter and byte counts.",
         footer = {"", "Examples:",
             "  vectorbert inspect                       (the default bert-base-uncased)",
-            "  vectorbert inspect --model bert-base-uncased --json"},
+            "  vectorbert inspect --model google-bert/bert-base-uncased --json   (from the Hugging Face cache or hub)",
+            "  vectorbert inspect --model path/to/model-dir"},
         sortOptions = false)
 final class InspectCommand implements Callable<Integer> {
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     @Spec
     CommandSpec spec;
 
@@ -77,7 +74,7 @@ final class InspectCommand implements Callable<Integer> {
     }
 
     private static String toJson(BertCheckpoint c) {
-        ObjectNode o = JSON.createObjectNode();
+        ObjectNode o = JsonText.object();
         o.put("model", c.directory().toString());
         o.set("config", c.config().toJson());
         o.put("tensor_count", c.tensors().size());
@@ -95,10 +92,6 @@ final class InspectCommand implements Callable<Integer> {
                 shape.add(d);
             }
         }
-        try {
-            return JSON.writeValueAsString(o);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
+        return JsonText.of(o);
     }
 }

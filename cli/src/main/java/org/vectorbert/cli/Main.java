@@ -18,6 +18,12 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "BERT in pure Java: fill masks, embed texts, tokenize, convert and inspect checkpoints.",
+        footer = {"", "Examples:",
+            "  vectorbert fill-mask \"Paris is the [MASK] of France.\"",
+            "  vectorbert embed --pooling mean --normalize --file sentences.txt --output vectors.npy",
+            "  vectorbert help embed",
+            "", "Exit codes: 0 success, 2 bad usage or bad input, 1 internal error.",
+            "Models live in $VECTORBERT_HOME (default ~/.cache/vectorbert) and the Hugging Face cache."},
         subcommands = {FillMaskCommand.class, EmbedCommand.class, TokenizeCommand.class, ConvertCommand.class, InspectCommand.class,
             CommandLine.HelpCommand.class})
 public final class Main {
@@ -35,6 +41,7 @@ public final class Main {
 
     static CommandLine commandLine() {
         CommandLine cli = new CommandLine(new Main());
+        cli.setUsageHelpWidth(110);
         // Results are UTF-8 whatever the locale says, so piping to a file never mangles tokens.
         cli.setOut(new PrintWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8)));
         cli.setErr(new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true));

@@ -1,7 +1,5 @@
 package org.vectorbert.cli;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -32,8 +30,6 @@ import picocli.CommandLine.Spec;
             "  vectorbert tokenize -- \"-starts with a dash\""},
         sortOptions = false)
 final class TokenizeCommand implements Callable<Integer> {
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     @Spec
     CommandSpec spec;
 
@@ -111,11 +107,7 @@ final class TokenizeCommand implements Callable<Integer> {
         object.put("token_type_ids", e == null ? new int[0] : e.typeIds());
         object.put("attention_mask", e == null ? new int[0] : e.attentionMask());
         object.put("offsets", e == null ? new int[0][] : e.codePointOffsets(text, pair));
-        try {
-            return JSON.writeValueAsString(object);
-        } catch (JsonProcessingException ex) {
-            throw new IllegalStateException(ex);
-        }
+        return JsonText.of(object);
     }
 
     /** A readable table: position, token, id, type and the covered source text. */

@@ -63,20 +63,14 @@ public final class BertModel implements AutoCloseable {
         typeEmbeddings = f32(w, "bert.embeddings.token_type_embeddings.weight");
         embeddingNorm = f32(w, "bert.embeddings.LayerNorm.weight");
         embeddingNormBias = f32(w, "bert.embeddings.LayerNorm.bias");
-        List<Layer> list = new ArrayList<>();
-        for (int l = 0; l < config.numHiddenLayers(); l++) {
-            String p = "bert.encoder.layer." + l + ".";
-            list.add(new Layer(
-                    packed(w, p + "attention.self.query.weight"), f32(w, p + "attention.self.query.bias"),
-                    packed(w, p + "attention.self.key.weight"), f32(w, p + "attention.self.key.bias"),
-                    packed(w, p + "attention.self.value.weight"), f32(w, p + "attention.self.value.bias"),
-                    packed(w, p + "attention.output.dense.weight"), f32(w, p + "attention.output.dense.bias"),
-                    f32(w, p + "attention.output.LayerNorm.weight"), f32(w, p + "attention.output.LayerNorm.bias"),
-                    packed(w, p + "intermediate.dense.weight"), f32(w, p + "intermediate.dense.bias"),
-                    packed(w, p + "output.dense.weight"), f32(w, p + "output.dense.bias"),
-                    f32(w, p + "output.LayerNorm.weight"), f32(w, p + "output.LayerNorm.bias")));
-        }
-        layers = List.copyOf(list);
+        // Copying and packing 340 MB of layer weights is most of a load: spread the layers over the pool.
+        Layer[] loaded = new Layer[config.numHiddenLayers()];
+        Parallel.forRange(loaded.length, 1, (from, to) -> {
+            for (int l = from; l < to; l++) {
+                loaded[l] = layer(w, l);
+            }
+        });
+        layers = List.of(loaded);
         finalNorm = f32(w, "bert.encoder.final_layer_norm.weight");
         finalNormBias = f32(w, "bert.encoder.final_layer_norm.bias");
         pooler = packed(w, "bert.pooler.dense.weight");
@@ -90,6 +84,19 @@ public final class BertModel implements AutoCloseable {
                         f32(w, "cls.predictions.transform.LayerNorm.weight"), f32(w, "cls.predictions.transform.LayerNorm.bias"),
                         decoder, f32(w, WeightNames.MLM_BIAS))
                 : null;
+    }
+
+    private static Layer layer(Map<String, Tensor> w, int l) {
+        String p = "bert.encoder.layer." + l + ".";
+        return new Layer(
+                packed(w, p + "attention.self.query.weight"), f32(w, p + "attention.self.query.bias"),
+                packed(w, p + "attention.self.key.weight"), f32(w, p + "attention.self.key.bias"),
+                packed(w, p + "attention.self.value.weight"), f32(w, p + "attention.self.value.bias"),
+                packed(w, p + "attention.output.dense.weight"), f32(w, p + "attention.output.dense.bias"),
+                f32(w, p + "attention.output.LayerNorm.weight"), f32(w, p + "attention.output.LayerNorm.bias"),
+                packed(w, p + "intermediate.dense.weight"), f32(w, p + "intermediate.dense.bias"),
+                packed(w, p + "output.dense.weight"), f32(w, p + "output.dense.bias"),
+                f32(w, p + "output.LayerNorm.weight"), f32(w, p + "output.LayerNorm.bias"));
     }
 
     /** A float32 copy of the weight (F16 and BF16 widened), or null when absent. */
@@ -111,10 +118,12 @@ public final class BertModel implements AutoCloseable {
         }
     }
 
+    /** The validated configuration the weights were checked against. */
     public BertConfig config() {
         return config;
     }
 
+    /** The model directory the weights came from. */
     public Path directory() {
         return directory;
     }
@@ -126,28 +135,34 @@ public final class BertModel implements AutoCloseable {
         }
     }
 
+    /** Whether the checkpoint has the pooler ({@code bert.pooler.dense}). */
     public boolean hasPooler() {
         return pooler != null;
     }
 
+    /** Whether the checkpoint has a complete masked-language-model head. */
     public boolean hasMlmHead() {
         return mlm != null;
     }
 
     /** What a forward pass should return beyond the last hidden state. */
     public record Request(boolean allHiddenStates, boolean attentions, boolean pooled, int[] mlmRows) {
+        /** The last hidden state only: the cheapest request. */
         public static Request lastHiddenState() {
             return new Request(false, false, false, new int[0]);
         }
 
+        /** Also every layer's output, embeddings first, as transformers' {@code hidden_states}. */
         public Request withAllHiddenStates() {
             return new Request(true, attentions, pooled, mlmRows);
         }
 
+        /** Also each layer's attention probabilities. */
         public Request withAttentions() {
             return new Request(allHiddenStates, true, pooled, mlmRows);
         }
 
+        /** Also the pooler output, tanh(W·h[CLS] + b), per sequence. */
         public Request withPooled() {
             return new Request(allHiddenStates, attentions, true, mlmRows);
         }

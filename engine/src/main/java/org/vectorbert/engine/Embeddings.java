@@ -65,21 +65,25 @@ public final class Embeddings implements AutoCloseable {
      * @param truncate  cut texts to the model's maximum length instead of refusing them
      */
     public static Embeddings load(Path directory, boolean truncate) {
-        return new Embeddings(BertModel.load(directory), BertTokenizer.fromDirectory(directory), truncate);
+        return Library.load(directory, (model, tokenizer) -> new Embeddings(model, tokenizer, truncate));
     }
 
+    /** A Hugging Face model directory; overlong texts are refused. */
     public static Embeddings load(Path directory) {
         return load(directory, false);
     }
 
+    /** The encoder. */
     public BertModel model() {
         return model;
     }
 
+    /** One text's pooled vector, L2-normalised when {@code normalize}. */
     public float[] embed(String text, Pooling pooling, boolean normalize) {
         return embedBatch(List.of(text), null, pooling, normalize).getFirst();
     }
 
+    /** One pair's pooled vector ({@code [CLS] first [SEP] second [SEP]}), L2-normalised when {@code normalize}. */
     public float[] embed(String first, String second, Pooling pooling, boolean normalize) {
         return embedBatch(List.of(first), List.of(second), pooling, normalize).getFirst();
     }

@@ -4,6 +4,7 @@ package org.vectorbert.engine;
 public class EngineException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /** An error whose message is fit to show a user. */
     public EngineException(String message) {
         super(message);
     }

@@ -29,6 +29,7 @@ public final class FillMask implements AutoCloseable {
     /** One proposal for one mask: HF's {@code score}, {@code token}, {@code token_str} and {@code sequence}. */
     public record Candidate(float score, int token, String tokenStr, String sequence) {}
 
+    /** A pipeline over a loaded model and its tokenizer; fails when the model has no masked-LM head. */
     public FillMask(BertModel model, BertTokenizer tokenizer) {
         model.requireMlmHead();
         this.model = model;
@@ -51,20 +52,15 @@ public final class FillMask implements AutoCloseable {
 
     /** Loads the model and tokenizer of a Hugging Face model directory. */
     public static FillMask load(Path directory) {
-        BertTokenizer tokenizer = BertTokenizer.fromDirectory(directory);
-        BertModel model = BertModel.load(directory);
-        try {
-            return new FillMask(model, tokenizer);
-        } catch (RuntimeException e) {
-            model.close();
-            throw e;
-        }
+        return Library.load(directory, FillMask::new);
     }
 
+    /** The tokenizer texts go through. */
     public BertTokenizer tokenizer() {
         return tokenizer;
     }
 
+    /** The encoder and heads. */
     public BertModel model() {
         return model;
     }

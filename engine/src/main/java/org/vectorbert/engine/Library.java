@@ -1,13 +1,38 @@
 package org.vectorbert.engine;
 
 import java.lang.System.Logger.Level;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.BiFunction;
 import org.vectorbert.loader.ModelResolver;
+import org.vectorbert.tokenizer.BertTokenizer;
 
-/** What a library user sees while a model is fetched or converted: the platform logger, not stderr. */
+/** Loading shared by the pipelines: progress through the platform logger, tokenizer and weights side by side. */
 final class Library {
     private static final System.Logger LOG = System.getLogger("org.vectorbert");
 
     private Library() {}
+
+    /**
+     * Builds the tokenizer on its own thread while the weights load on this one and the pool (they
+     * are independent, and on a small machine each is a sizeable part of a one-shot command's time),
+     * then makes the pipeline. The model is closed if anything fails.
+     */
+    static <T> T load(Path directory, BiFunction<BertModel, BertTokenizer, T> pipeline) {
+        CompletableFuture<BertTokenizer> tokenizer = CompletableFuture.supplyAsync(
+                () -> BertTokenizer.fromDirectory(directory), task -> Thread.ofPlatform().daemon().name("vectorbert-tokenizer").start(task));
+        BertModel model = BertModel.load(directory);
+        try {
+            return pipeline.apply(model, tokenizer.join());
+        } catch (CompletionException e) {
+            model.close();
+            throw e.getCause() instanceof RuntimeException cause ? cause : e;
+        } catch (RuntimeException e) {
+            model.close();
+            throw e;
+        }
+    }
 
     static ModelResolver.Listener listener() {
         return new ModelResolver.Listener() {

@@ -1,5 +1,7 @@
 package org.vectorbert.engine;
 
+import java.lang.foreign.MemorySegment;
+import org.vectorbert.loader.DType;
 import org.vectorbert.loader.Tensor;
 
 /**
@@ -29,20 +31,37 @@ final class PackedMatrix {
 
     /** Packs a row-major [out, in] matrix. */
     static PackedMatrix pack(float[] w, int out, int in) {
-        int count = (out + PANEL - 1) / PANEL;
-        float[] panels = new float[count * PANEL * in];
+        float[] panels = new float[(out + PANEL - 1) / PANEL * PANEL * in];
         for (int o = 0; o < out; o++) {
-            int base = (o / PANEL) * PANEL * in + (o % PANEL);
-            int row = o * in;
-            for (int k = 0; k < in; k++) {
-                panels[base + k * PANEL] = w[row + k];
-            }
+            packRow(w, o * in, panels, o, in);
         }
         return new PackedMatrix(out, in, panels);
     }
 
-    /** Packs a weight tensor read from a checkpoint (any float dtype). */
+    /**
+     * Packs a weight tensor read from a checkpoint. Float32 rows are read straight from the mapped
+     * file one at a time, so loading allocates the packed matrix and nothing as large beside it.
+     */
     static PackedMatrix pack(Tensor t) {
-        return pack(t.toFloatArray(), (int) t.shape()[0], (int) t.shape()[1]);
+        int out = (int) t.shape()[0];
+        int in = (int) t.shape()[1];
+        if (t.dtype() != DType.F32) {
+            return pack(t.toFloatArray(), out, in);
+        }
+        float[] panels = new float[(out + PANEL - 1) / PANEL * PANEL * in];
+        float[] row = new float[in];
+        for (int o = 0; o < out; o++) {
+            MemorySegment.copy(t.data(), Tensor.F32, (long) o * in * Float.BYTES, row, 0, in);
+            packRow(row, 0, panels, o, in);
+        }
+        return new PackedMatrix(out, in, panels);
+    }
+
+    /** Puts row {@code o} of W (read from {@code src} at {@code off}) into its panel's column. */
+    private static void packRow(float[] src, int off, float[] panels, int o, int in) {
+        int base = (o / PANEL) * PANEL * in + (o % PANEL);
+        for (int k = 0; k < in; k++) {
+            panels[base + k * PANEL] = src[off + k];
+        }
     }
 }

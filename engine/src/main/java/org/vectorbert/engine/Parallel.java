@@ -39,6 +39,7 @@ public final class Parallel {
         }
     }
 
+    /** How many threads the kernels use. */
     public static int threads() {
         return pool.getParallelism();
     }
@@ -46,6 +47,7 @@ public final class Parallel {
     /** A body run over a half-open range of indices. */
     @FunctionalInterface
     public interface Range {
+        /** Does the work for indices [from, to). */
         void run(int from, int to);
     }
 

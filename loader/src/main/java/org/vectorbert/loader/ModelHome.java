@@ -26,6 +26,7 @@ import java.util.stream.Stream;
  * renamed into place, so an interrupted run never leaves a half-written model a later run trusts.
  */
 public final class ModelHome {
+    /** The default model's name and folder under {@code models/}. */
     public static final String DEFAULT_MODEL = "bert-base-uncased";
 
     /** A file's expected size and SHA-256. */
@@ -52,6 +53,7 @@ public final class ModelHome {
         return Path.of(System.getProperty("user.home"), ".cache", "vectorbert");
     }
 
+    /** Where the default model is (or will be made): {@code root()/models/bert-base-uncased}. */
     public static Path defaultModelDirectory() {
         return root().resolve("models").resolve(DEFAULT_MODEL);
     }

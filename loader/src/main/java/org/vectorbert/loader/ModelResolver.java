@@ -29,11 +29,13 @@ import java.util.regex.Pattern;
 public final class ModelResolver {
     /** Hears what resolving a model does: lines for the user, and progress of long steps. */
     public interface Listener {
+        /** A line worth showing a person: what is being fetched or converted, and where. */
         void log(String message);
 
         /** {@code done} of {@code total} bytes of {@code task} (a download or a conversion). */
         void progress(String task, long done, long total);
 
+        /** A listener that ignores everything. */
         static Listener silent() {
             return new Listener() {
                 @Override
