@@ -105,7 +105,7 @@ final class EmbedCommand implements Callable<Integer> {
                                 mode == null ? result.tokens().ids().length : 1);
                     } else {
                         Map<String, Object> o = object(result, mode == null);
-                        out.println(json ? toJson(o) : summary(batch.get(i), o));
+                        out.println(json ? JsonText.of(o) : summary(batch.get(i), o));
                     }
                 }
                 out.flush();
@@ -137,10 +137,6 @@ final class EmbedCommand implements Callable<Integer> {
             o.put("attentions", result.attentions());
         }
         return o;
-    }
-
-    private static String toJson(Map<String, Object> o) {
-        return JsonText.of(o);
     }
 
     /** A readable line: the text, the vector's size, its first values and its norm. */

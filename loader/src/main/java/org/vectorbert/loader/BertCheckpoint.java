@@ -74,23 +74,42 @@ public final class BertCheckpoint implements AutoCloseable {
                     ? " (pytorch_model.bin is not read: convert it to safetensors)" : "";
             throw new LoaderException("no model.safetensors or model.safetensors.index.json in " + directory + hint);
         }
-        JsonNode map = Json.read(index).path("weight_map");
-        if (!map.isObject() || map.isEmpty()) {
-            throw new LoaderException(index + ": no weight_map of tensor name to file");
-        }
         Set<Path> shards = new LinkedHashSet<>();
-        for (Map.Entry<String, JsonNode> e : map.properties()) {
-            String file = e.getValue().asText("");
-            Path shard = directory.resolve(file).normalize();
-            if (file.isEmpty() || !shard.startsWith(directory.normalize())) {
-                throw new LoaderException(index + ": tensor '" + e.getKey() + "' maps to an invalid file name " + e.getValue());
-            }
+        for (Map.Entry<String, String> e : shardMap(index).entrySet()) {
+            Path shard = directory.resolve(e.getValue());
             if (!Files.exists(shard)) {
-                throw new LoaderException(index + ": shard " + file + " (for '" + e.getKey() + "') is missing");
+                throw new LoaderException(index + ": shard " + e.getValue() + " (for '" + e.getKey() + "') is missing");
             }
             shards.add(shard);
         }
         return List.copyOf(shards);
+    }
+
+    /**
+     * A {@code model.safetensors.index.json}'s weight_map, tensor name to shard file, each file a
+     * relative path that stays inside the index's directory.
+     */
+    static Map<String, String> shardMap(Path index) {
+        JsonNode map = Json.read(index).path("weight_map");
+        if (!map.isObject() || map.isEmpty()) {
+            throw new LoaderException(index + ": no weight_map of tensor name to file");
+        }
+        Map<String, String> shards = new LinkedHashMap<>();
+        for (Map.Entry<String, JsonNode> e : map.properties()) {
+            String file = e.getValue().asText("");
+            Path relative;
+            try {
+                relative = Path.of(file).normalize();
+            } catch (java.nio.file.InvalidPathException ex) {
+                relative = null;
+            }
+            if (file.isEmpty() || relative == null || relative.isAbsolute() || relative.startsWith("..")
+                    || relative.toString().isEmpty()) {
+                throw new LoaderException(index + ": tensor '" + e.getKey() + "' maps to an invalid file name " + e.getValue());
+            }
+            shards.put(e.getKey(), file);
+        }
+        return shards;
     }
 
     public Path directory() {

@@ -1,11 +1,9 @@
 package org.vectorbert.loader;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.Set;
 
@@ -71,18 +69,6 @@ final class HubCache {
 
     /** The shard file names a {@code model.safetensors.index.json} lists, in order of first mention. */
     static Set<String> shards(Path index) {
-        JsonNode map = Json.read(index).path("weight_map");
-        Set<String> files = new LinkedHashSet<>();
-        for (Iterator<JsonNode> it = map.elements(); it.hasNext(); ) {
-            String file = it.next().asText();
-            if (file.isEmpty() || file.contains("/") || file.contains("\\") || file.startsWith(".")) {
-                throw new LoaderException(index + " names an unsafe shard file '" + file + "'");
-            }
-            files.add(file);
-        }
-        if (files.isEmpty()) {
-            throw new LoaderException(index + ": no weight_map of tensor name to file");
-        }
-        return files;
+        return new LinkedHashSet<>(BertCheckpoint.shardMap(index).values());
     }
 }
