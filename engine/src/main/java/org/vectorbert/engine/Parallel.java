@@ -1,14 +1,24 @@
 package org.vectorbert.engine;
 
-import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.RecursiveAction;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
 /**
- * The one pool every kernel runs on. Its size is the machine's core count unless set with
- * {@link #setThreads(int)} or the system property {@code vectorbert.threads}.
+ * The threads every kernel runs on: the calling thread plus {@code threads - 1} helpers. Their
+ * number is the machine's core count unless set with {@link #setThreads(int)} or the system
+ * property {@code vectorbert.threads}.
+ *
+ * <p>A forward pass hands out about a hundred short jobs (a matrix product, a LayerNorm) per
+ * layer group. Waking a parked thread for each costs tens of microseconds, which at 8 tokens
+ * was as much as the second core gained; so helpers spin for a moment after each job before
+ * parking, and the caller does a share of the work itself instead of waiting for a pool.
  */
 public final class Parallel {
-    private static volatile ForkJoinPool pool = new ForkJoinPool(initialThreads());
+    /** How long a helper keeps spinning for the next job before it parks. */
+    private static final long SPIN_NANOS = 200_000;
+
+    private static volatile Team team = new Team(initialThreads());
 
     private Parallel() {}
 
@@ -32,16 +42,16 @@ public final class Parallel {
         if (threads <= 0) {
             throw new IllegalArgumentException("threads must be positive, was " + threads);
         }
-        if (threads != pool.getParallelism()) {
-            ForkJoinPool old = pool;
-            pool = new ForkJoinPool(threads);
+        if (threads != team.threads) {
+            Team old = team;
+            team = new Team(threads);
             old.shutdown();
         }
     }
 
     /** How many threads the kernels use. */
     public static int threads() {
-        return pool.getParallelism();
+        return team.threads;
     }
 
     /** A body run over a half-open range of indices. */
@@ -53,42 +63,131 @@ public final class Parallel {
 
     /**
      * Runs {@code body} over [0, n) split into about one chunk per thread, each a multiple of
-     * {@code grain} long (but the last), and returns when all are done.
+     * {@code grain} long (but the last), and returns when all are done. A call made while the
+     * threads are busy (from inside a body, or from a second application thread) runs on the
+     * calling thread alone.
      */
     public static void forRange(int n, int grain, Range body) {
-        int threads = threads();
-        int chunks = Math.min(threads, (n + grain - 1) / grain);
-        if (chunks <= 1) {
+        Team t = team;
+        int units = (n + grain - 1) / grain;
+        int chunks = Math.min(t.threads, units);
+        if (chunks <= 1 || !t.busy.compareAndSet(false, true)) {
             body.run(0, n);
             return;
         }
-        int per = (n / grain + chunks - 1) / chunks * grain;
-        pool.invoke(new Split(body, 0, n, per));
+        try {
+            t.run(n, (units + chunks - 1) / chunks * grain, chunks, body);
+        } finally {
+            t.busy.set(false);
+        }
     }
 
-    private static final class Split extends RecursiveAction {
-        private static final long serialVersionUID = 1L;
-        private final transient Range body;
-        private final int from;
-        private final int to;
-        private final int per;
+    /** One call of forRange: published to the helpers whole, through one volatile write. */
+    private static final class Job {
+        final long generation;
+        final Range body;
+        final int n;
+        final int per;
+        final int chunks;
+        volatile Throwable failure;
 
-        Split(Range body, int from, int to, int per) {
+        Job(long generation, Range body, int n, int per, int chunks) {
+            this.generation = generation;
             this.body = body;
-            this.from = from;
-            this.to = to;
+            this.n = n;
             this.per = per;
+            this.chunks = chunks;
         }
 
-        @Override
-        protected void compute() {
-            if (to - from <= per) {
-                body.run(from, to);
-                return;
+        void runChunk(int chunk) {
+            int from = chunk * per;
+            if (from < n) {
+                body.run(from, Math.min(n, from + per));
             }
-            int chunks = (to - from + per - 1) / per;
-            int mid = from + (chunks / 2) * per;
-            invokeAll(new Split(body, from, mid, per), new Split(body, mid, to, per));
+        }
+    }
+
+    /** The helper threads and the job they share. */
+    private static final class Team {
+        final int threads;
+        final AtomicBoolean busy = new AtomicBoolean();
+        private final Thread[] helpers;
+        private final AtomicInteger pending = new AtomicInteger();
+        private volatile Job job = new Job(0, null, 0, 0, 0);
+        private volatile boolean stopped;
+
+        Team(int threads) {
+            this.threads = threads;
+            helpers = new Thread[threads - 1];
+            for (int i = 0; i < helpers.length; i++) {
+                int chunk = i + 1;
+                helpers[i] = Thread.ofPlatform().daemon().name("vectorbert-kernel-" + chunk).unstarted(() -> help(chunk));
+                helpers[i].start();
+            }
+        }
+
+        /** Called with busy held, so one job at a time. */
+        void run(int n, int per, int chunks, Range body) {
+            Job j = new Job(job.generation + 1, body, n, per, chunks);
+            pending.set(chunks - 1);
+            job = j;
+            for (int i = 0; i < chunks - 1; i++) {
+                LockSupport.unpark(helpers[i]);
+            }
+            Throwable thrown = null;
+            try {
+                j.runChunk(0);
+            } catch (Throwable e) {
+                thrown = e;
+            }
+            while (pending.get() > 0) {
+                Thread.onSpinWait();
+            }
+            job = new Job(j.generation, null, 0, 0, 0); // let go of the body and what it holds
+            if (thrown == null) {
+                thrown = j.failure;
+            }
+            if (thrown instanceof RuntimeException e) {
+                throw e;
+            }
+            if (thrown instanceof Error e) {
+                throw e;
+            }
+        }
+
+        private void help(int chunk) {
+            long seen = 0;
+            while (true) {
+                long spinUntil = System.nanoTime() + SPIN_NANOS;
+                Job j;
+                while ((j = job).generation == seen || j.body == null) {
+                    if (stopped) {
+                        return;
+                    }
+                    if (System.nanoTime() < spinUntil) {
+                        Thread.onSpinWait();
+                    } else {
+                        LockSupport.park(this);
+                    }
+                }
+                seen = j.generation;
+                if (chunk < j.chunks) {
+                    try {
+                        j.runChunk(chunk);
+                    } catch (Throwable e) {
+                        j.failure = e;
+                    } finally {
+                        pending.decrementAndGet();
+                    }
+                }
+            }
+        }
+
+        void shutdown() {
+            stopped = true;
+            for (Thread h : helpers) {
+                LockSupport.unpark(h);
+            }
         }
     }
 }
