@@ -19,15 +19,12 @@ import org.vectorbert.loader.WeightNames;
  */
 public final class BertModel implements AutoCloseable {
     /** One encoder layer's weights, named as Hugging Face names them. */
-    record Layer(PackedMatrix query, float[] queryBias, PackedMatrix key, float[] keyBias,
-                 PackedMatrix value, float[] valueBias, PackedMatrix attentionOut, float[] attentionOutBias,
-                 float[] attentionNorm, float[] attentionNormBias, PackedMatrix intermediate,
-                 float[] intermediateBias, PackedMatrix output, float[] outputBias,
+    record Layer(PackedMatrix query, PackedMatrix key, PackedMatrix value, PackedMatrix attentionOut,
+                 float[] attentionNorm, float[] attentionNormBias, PackedMatrix intermediate, PackedMatrix output,
                  float[] outputNorm, float[] outputNormBias) {}
 
     /** The masked-language-model head: transform (dense, activation, LayerNorm), then the decoder. */
-    record MlmHead(PackedMatrix transform, float[] transformBias, float[] norm, float[] normBias,
-                   float[] decoder, float[] decoderBias) {}
+    record MlmHead(PackedMatrix transform, float[] norm, float[] normBias, float[] decoder, float[] decoderBias) {}
 
     private final Path directory;
     private final BertConfig config;
@@ -43,7 +40,6 @@ public final class BertModel implements AutoCloseable {
     private final float[] finalNorm;
     private final float[] finalNormBias;
     private final PackedMatrix pooler;
-    private final float[] poolerBias;
     private final MlmHead mlm;
 
     private BertModel(BertCheckpoint checkpoint) {
@@ -73,14 +69,13 @@ public final class BertModel implements AutoCloseable {
         layers = List.of(loaded);
         finalNorm = f32(w, "bert.encoder.final_layer_norm.weight");
         finalNormBias = f32(w, "bert.encoder.final_layer_norm.bias");
-        pooler = packed(w, "bert.pooler.dense.weight");
-        poolerBias = f32(w, "bert.pooler.dense.bias");
+        pooler = dense(w, "bert.pooler.dense");
         // A tied decoder is the word-embedding tensor itself: share its array rather than copy 94 MB again.
         float[] decoder = w.get(WeightNames.MLM_DECODER) == w.get(WeightNames.WORD_EMBEDDINGS)
                 ? wordEmbeddings
                 : f32(w, WeightNames.MLM_DECODER);
         mlm = w.containsKey(WeightNames.MLM_BIAS)
-                ? new MlmHead(packed(w, "cls.predictions.transform.dense.weight"), f32(w, "cls.predictions.transform.dense.bias"),
+                ? new MlmHead(dense(w, "cls.predictions.transform.dense"),
                         f32(w, "cls.predictions.transform.LayerNorm.weight"), f32(w, "cls.predictions.transform.LayerNorm.bias"),
                         decoder, f32(w, WeightNames.MLM_BIAS))
                 : null;
@@ -89,13 +84,10 @@ public final class BertModel implements AutoCloseable {
     private static Layer layer(Map<String, Tensor> w, int l) {
         String p = "bert.encoder.layer." + l + ".";
         return new Layer(
-                packed(w, p + "attention.self.query.weight"), f32(w, p + "attention.self.query.bias"),
-                packed(w, p + "attention.self.key.weight"), f32(w, p + "attention.self.key.bias"),
-                packed(w, p + "attention.self.value.weight"), f32(w, p + "attention.self.value.bias"),
-                packed(w, p + "attention.output.dense.weight"), f32(w, p + "attention.output.dense.bias"),
+                dense(w, p + "attention.self.query"), dense(w, p + "attention.self.key"),
+                dense(w, p + "attention.self.value"), dense(w, p + "attention.output.dense"),
                 f32(w, p + "attention.output.LayerNorm.weight"), f32(w, p + "attention.output.LayerNorm.bias"),
-                packed(w, p + "intermediate.dense.weight"), f32(w, p + "intermediate.dense.bias"),
-                packed(w, p + "output.dense.weight"), f32(w, p + "output.dense.bias"),
+                dense(w, p + "intermediate.dense"), dense(w, p + "output.dense"),
                 f32(w, p + "output.LayerNorm.weight"), f32(w, p + "output.LayerNorm.bias"));
     }
 
@@ -105,10 +97,10 @@ public final class BertModel implements AutoCloseable {
         return t == null ? null : t.toFloatArray();
     }
 
-    /** A matrix packed for the panel kernel, or null when absent. */
-    private static PackedMatrix packed(Map<String, Tensor> weights, String name) {
-        Tensor t = weights.get(name);
-        return t == null ? null : PackedMatrix.pack(t);
+    /** The dense layer {@code prefix}.weight and .bias packed for the panel kernel, or null when absent. */
+    private static PackedMatrix dense(Map<String, Tensor> weights, String prefix) {
+        Tensor t = weights.get(prefix + ".weight");
+        return t == null ? null : PackedMatrix.pack(t, weights.get(prefix + ".bias"));
     }
 
     /** Opens a Hugging Face model directory; the checkpoint is unmapped once its weights are copied. */
@@ -215,14 +207,14 @@ public final class BertModel implements AutoCloseable {
             if (config.preLayerNorm()) {
                 Kernels.layerNorm(x, rows, hidden, layer.attentionNorm(), layer.attentionNormBias(), eps(), t);
                 attention(t, layer, batch, mask, q, k, v, scores, ctx);
-                Kernels.linear(ctx, rows, layer.attentionOut(), layer.attentionOutBias(), t);
+                Kernels.linear(ctx, rows, layer.attentionOut(), t);
                 Kernels.addInPlace(x, 0, t, rows * hidden);
                 Kernels.layerNorm(x, rows, hidden, layer.outputNorm(), layer.outputNormBias(), eps(), t);
                 feedForward(t, rows, layer, inner, ctx);
                 Kernels.addInPlace(x, 0, ctx, rows * hidden);
             } else {
                 attention(x, layer, batch, mask, q, k, v, scores, ctx);
-                Kernels.linear(ctx, rows, layer.attentionOut(), layer.attentionOutBias(), t);
+                Kernels.linear(ctx, rows, layer.attentionOut(), t);
                 Kernels.addInPlace(t, 0, x, rows * hidden);
                 Kernels.layerNorm(t, rows, hidden, layer.attentionNorm(), layer.attentionNormBias(), eps(), x);
                 feedForward(x, rows, layer, inner, t);
@@ -302,18 +294,19 @@ public final class BertModel implements AutoCloseable {
                            float[] scores, float[] ctx) {
         int hidden = config.hiddenSize();
         int rows = batch.size() * batch.length();
-        Kernels.linear(in, rows, layer.query(), layer.queryBias(), q);
-        Kernels.linear(in, rows, layer.key(), layer.keyBias(), k);
-        Kernels.linear(in, rows, layer.value(), layer.valueBias(), v);
+        Kernels.linear(in, rows, layer.query(), q);
+        Kernels.linear(in, rows, layer.key(), k);
+        Kernels.linear(in, rows, layer.value(), v);
         int heads = config.numAttentionHeads();
         int headSize = config.headSize();
         int seq = batch.length();
         Parallel.forRange(batch.size() * heads, 1, (from, to) -> {
+            float[] keysT = new float[Kernels.attentionScratch(seq, headSize)];
             for (int task = from; task < to; task++) {
                 int b = task / heads;
                 int h = task % heads;
                 Kernels.attentionHead(q, k, v, hidden, b * seq, seq, h * headSize, headSize, mask, b * seq,
-                        scores, task * seq * seq, ctx);
+                        scores, task * seq * seq, ctx, keysT);
             }
         });
     }
@@ -322,9 +315,9 @@ public final class BertModel implements AutoCloseable {
     private void feedForward(float[] in, int rows, Layer layer, float[] inner, float[] out) {
         int hidden = config.hiddenSize();
         int size = config.intermediateSize();
-        Kernels.linear(in, rows, layer.intermediate(), layer.intermediateBias(), inner);
+        Kernels.linear(in, rows, layer.intermediate(), inner);
         Kernels.activate(activation, inner, rows * size);
-        Kernels.linear(inner, rows, layer.output(), layer.outputBias(), out);
+        Kernels.linear(inner, rows, layer.output(), out);
     }
 
     /** tanh(Wp·h[CLS] + bp) for each sequence. */
@@ -335,7 +328,7 @@ public final class BertModel implements AutoCloseable {
             System.arraycopy(x, b * batch.length() * hidden, cls, b * hidden, hidden);
         }
         float[] pooled = new float[batch.size() * hidden];
-        Kernels.linear(cls, batch.size(), pooler, poolerBias, pooled);
+        Kernels.linear(cls, batch.size(), pooler, pooled);
         Kernels.tanh(pooled, 0, pooled.length);
         return pooled;
     }
@@ -349,7 +342,7 @@ public final class BertModel implements AutoCloseable {
             System.arraycopy(x, rowsAsked[i] * hidden, h, i * hidden, hidden);
         }
         float[] t = new float[n * hidden];
-        Kernels.linear(h, n, mlm.transform(), mlm.transformBias(), t);
+        Kernels.linear(h, n, mlm.transform(), t);
         Kernels.activate(activation, t, t.length);
         Kernels.layerNorm(t, n, hidden, mlm.norm(), mlm.normBias(), eps(), t);
         float[] logits = new float[n * config.vocabSize()];

@@ -57,9 +57,9 @@ class KernelsTest {
                     float[] w = random(out * in, 0.5f);
                     float[] b = random(out, 1);
                     float[] y = new float[rows * out];
-                    Kernels.linear(x, rows, PackedMatrix.pack(w, out, in), b, y);
+                    Kernels.linear(x, rows, PackedMatrix.pack(w, out, in, b), y);
                     assertClose(ScalarKernels.linear(x, rows, in, w, b, out), y, 1e-5, "packed " + rows + "x" + in + " -> " + out);
-                    Kernels.linear(x, rows, PackedMatrix.pack(w, out, in), null, y);
+                    Kernels.linear(x, rows, PackedMatrix.pack(w, out, in, null), y);
                     assertClose(ScalarKernels.linear(x, rows, in, w, null, out), y, 1e-5, "packed, no bias");
                 }
             }
@@ -162,7 +162,7 @@ class KernelsTest {
     @Test
     void attentionMatchesItsTwin() {
         for (int seq : new int[] {1, 2, 5, 17, 40}) {
-            for (int[] shape : new int[][] {{8, 2}, {64, 4}, {48, 3}}) {
+            for (int[] shape : new int[][] {{8, 2}, {64, 4}, {48, 3}, {256, 4}}) {
                 int hidden = shape[0];
                 int heads = shape[1];
                 int d = hidden / heads;
@@ -176,7 +176,8 @@ class KernelsTest {
                 float[] ctx = new float[seq * hidden];
                 float[] scores = new float[seq * seq];
                 for (int h = 0; h < heads; h++) {
-                    Kernels.attentionHead(q, k, v, hidden, 0, seq, h * d, d, mask, 0, scores, 0, ctx);
+                    Kernels.attentionHead(q, k, v, hidden, 0, seq, h * d, d, mask, 0, scores, 0, ctx,
+                            new float[Kernels.attentionScratch(seq, d)]);
                 }
                 assertClose(ScalarKernels.attention(q, k, v, seq, hidden, heads, mask), ctx, 1e-5, "seq " + seq + " hidden " + hidden);
             }
