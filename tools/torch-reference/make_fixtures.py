@@ -84,7 +84,7 @@ def activation(name):
     raise ValueError(name)
 
 
-def forward(w, config, ids, types, mask):
+def forward(w, config, ids, types, mask, pooler=True):
     """BertModel forward: returns last_hidden_state [n, len, hidden] and pooler_output [n, hidden] (or None)."""
     h, heads = config['hidden_size'], config['num_attention_heads']
     d = h // heads
@@ -117,7 +117,7 @@ def forward(w, config, ids, types, mask):
             x = ln(x + lin(act(lin(x, p + '.intermediate.dense')), p + '.output.dense'), p + '.output.LayerNorm')
     if config.get('final_layer_norm', False):
         x = ln(x, 'bert.encoder.final_layer_norm')
-    pooled = torch.tanh(lin(x[:, 0], 'bert.pooler.dense')) if 'bert.pooler.dense.weight' in w else None
+    pooled = torch.tanh(lin(x[:, 0], 'bert.pooler.dense')) if pooler and 'bert.pooler.dense.weight' in w else None
     return x, pooled
 
 

@@ -52,7 +52,7 @@ public final class EncoderBenchmark {
     }
 
     /** Deterministic pseudo-random ids, [CLS] first and [SEP] last. */
-    static Batch batch(int size, int length, int vocab) {
+    public static Batch batch(int size, int length, int vocab) {
         List<int[]> ids = new ArrayList<>();
         long seed = 12345;
         for (int b = 0; b < size; b++) {
@@ -69,7 +69,7 @@ public final class EncoderBenchmark {
     }
 
     /** Multiply-adds count twice: the linear layers plus the two attention products. */
-    static double flops(BertConfig c, int size, int length) {
+    public static double flops(BertConfig c, int size, int length) {
         double tokens = (double) size * length;
         double h = c.hiddenSize();
         double perLayer = 2 * tokens * (4 * h * h + 2 * h * c.intermediateSize()) + 2 * 2 * size * (double) length * length * h;

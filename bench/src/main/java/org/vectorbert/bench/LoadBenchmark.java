@@ -62,7 +62,7 @@ public final class LoadBenchmark {
     }
 
     /** VmRSS from /proc/self/status, in kB. */
-    static long residentKb() throws IOException {
+    public static long residentKb() throws IOException {
         for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
             if (line.startsWith("VmRSS:")) {
                 return Long.parseLong(line.replaceAll("[^0-9]", ""));

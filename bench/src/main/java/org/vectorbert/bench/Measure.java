@@ -3,20 +3,50 @@ package org.vectorbert.bench;
 import java.util.Arrays;
 
 /** Runs a task for warm-up rounds, then timed rounds, and reports the median and the best. */
-record Measure(double medianSeconds, double minSeconds, double maxSeconds, int rounds) {
+public record Measure(double medianSeconds, double minSeconds, double maxSeconds, int rounds) {
 
-    static Measure of(int warmupRounds, int rounds, Runnable task) {
-        for (int i = 0; i < warmupRounds; i++) {
-            task.run();
+    public static Measure of(int warmupRounds, int rounds, Runnable task) {
+        return interleaved(warmupRounds, rounds, task)[0];
+    }
+
+    /**
+     * Measures several tasks side by side: after warming each up, the timed rounds alternate
+     * between them (a, b, a, b, ...), so a noisy neighbour on a shared machine slows all alike.
+     */
+    public static Measure[] interleaved(int warmupRounds, int rounds, Runnable... tasks) {
+        for (Runnable task : tasks) {
+            for (int i = 0; i < warmupRounds; i++) {
+                task.run();
+            }
         }
-        double[] seconds = new double[rounds];
+        double[][] seconds = new double[tasks.length][rounds];
         for (int i = 0; i < rounds; i++) {
-            long start = System.nanoTime();
-            task.run();
-            seconds[i] = (System.nanoTime() - start) / 1e9;
+            for (int t = 0; t < tasks.length; t++) {
+                long start = System.nanoTime();
+                tasks[t].run();
+                seconds[t][i] = (System.nanoTime() - start) / 1e9;
+            }
         }
-        Arrays.sort(seconds);
-        double median = rounds % 2 == 1 ? seconds[rounds / 2] : (seconds[rounds / 2 - 1] + seconds[rounds / 2]) / 2;
-        return new Measure(median, seconds[0], seconds[rounds - 1], rounds);
+        Measure[] measures = new Measure[tasks.length];
+        for (int t = 0; t < tasks.length; t++) {
+            measures[t] = summary(seconds[t]);
+        }
+        return measures;
+    }
+
+    static Measure summary(double[] seconds) {
+        double[] s = seconds.clone();
+        Arrays.sort(s);
+        int n = s.length;
+        double median = n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+        return new Measure(median, s[0], s[n - 1], n);
+    }
+
+    public double medianMs() {
+        return medianSeconds * 1e3;
+    }
+
+    public double minMs() {
+        return minSeconds * 1e3;
     }
 }
