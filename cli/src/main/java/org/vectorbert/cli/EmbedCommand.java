@@ -85,7 +85,7 @@ final class EmbedCommand implements Callable<Integer> {
             throw new UserError("--batch-size must be positive, was " + batchSize);
         }
         PrintWriter out = spec.commandLine().getOut();
-        try (Embeddings embeddings = Embeddings.load(modelOptions.directory(spec.commandLine().getErr()), truncate);
+        try (Embeddings embeddings = Embeddings.load(modelOptions.directory(spec.commandLine().getErr()), truncate, modelOptions.precision());
              NpyOutput npy = output == null ? null : mode == null
                      ? NpyOutput.tokenVectors(output, embeddings.model().config().hiddenSize())
                      : NpyOutput.pooled(output, embeddings.model().config().hiddenSize())) {

@@ -52,7 +52,7 @@ final class FillMaskCommand implements Callable<Integer> {
             throw new UserError("--top-k must be positive, was " + topK);
         }
         PrintWriter out = spec.commandLine().getOut();
-        try (FillMask fill = FillMask.load(modelOptions.directory(spec.commandLine().getErr()))) {
+        try (FillMask fill = FillMask.load(modelOptions.directory(spec.commandLine().getErr()), modelOptions.precision())) {
             RunProgress progress = new RunProgress(spec.commandLine().getErr(), "fill-mask:", file != null);
             TextInput.forEachBatch(texts, file, System.in, 1, (batch, read, total) -> {
                 String text = batch.getFirst();

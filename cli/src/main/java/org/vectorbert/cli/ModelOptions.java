@@ -3,6 +3,7 @@ package org.vectorbert.cli;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import org.vectorbert.engine.Parallel;
+import org.vectorbert.engine.Precision;
 import org.vectorbert.loader.ModelResolver;
 import picocli.CommandLine.Option;
 
@@ -17,6 +18,29 @@ final class ModelOptions {
 
     @Option(names = "--threads", paramLabel = "N", description = "Threads for the kernels (default: all cores).")
     Integer threads;
+
+    @Option(names = "--dtype", paramLabel = "TYPE", defaultValue = "f32", completionCandidates = DTypes.class,
+            description = "Weight matrices in f32 (exact, default) or bf16 (half the memory and bytes read per token; "
+                    + "about three significant digits per weight, so scores move in the third digit).")
+    String dtype;
+
+    /** What --dtype may be. */
+    static final class DTypes extends java.util.ArrayList<String> {
+        private static final long serialVersionUID = 1L;
+
+        DTypes() {
+            super(java.util.List.of("f32", "bf16"));
+        }
+    }
+
+    /** --dtype as the engine's precision. */
+    Precision precision() {
+        try {
+            return Precision.parse(dtype);
+        } catch (IllegalArgumentException e) {
+            throw new UserError("--dtype: " + e.getMessage());
+        }
+    }
 
     /** The model directory, fetching or converting it on first use; applies --threads. */
     Path directory(PrintWriter err) {

@@ -24,10 +24,12 @@ public final class BertModel implements AutoCloseable {
                  float[] outputNorm, float[] outputNormBias) {}
 
     /** The masked-language-model head: transform (dense, activation, LayerNorm), then the decoder. */
-    record MlmHead(PackedMatrix transform, float[] norm, float[] normBias, float[] decoder, float[] decoderBias) {}
+    record MlmHead(PackedMatrix transform, float[] norm, float[] normBias, float[] decoder, float[] decoderBias,
+                   PackedMatrix packedDecoder) {}
 
     private final Path directory;
     private final BertConfig config;
+    private final Precision precision;
     /** Why fill-mask cannot work with this model, or null when the MLM head is complete. */
     private final String mlmHeadProblem;
     private final Activation activation;
@@ -42,9 +44,10 @@ public final class BertModel implements AutoCloseable {
     private final PackedMatrix pooler;
     private final MlmHead mlm;
 
-    private BertModel(BertCheckpoint checkpoint) {
+    private BertModel(BertCheckpoint checkpoint, Precision precision) {
         this.directory = checkpoint.directory();
         this.config = checkpoint.config();
+        this.precision = precision;
         this.activation = Activation.of(config);
         Map<String, Tensor> w = checkpoint.checkedWeights();
         String problem = null;
@@ -63,31 +66,34 @@ public final class BertModel implements AutoCloseable {
         Layer[] loaded = new Layer[config.numHiddenLayers()];
         Parallel.forRange(loaded.length, 1, (from, to) -> {
             for (int l = from; l < to; l++) {
-                loaded[l] = layer(w, l);
+                loaded[l] = layer(w, l, precision);
             }
         });
         layers = List.of(loaded);
         finalNorm = f32(w, "bert.encoder.final_layer_norm.weight");
         finalNormBias = f32(w, "bert.encoder.final_layer_norm.bias");
-        pooler = dense(w, "bert.pooler.dense");
-        // A tied decoder is the word-embedding tensor itself: share its array rather than copy 94 MB again.
-        float[] decoder = w.get(WeightNames.MLM_DECODER) == w.get(WeightNames.WORD_EMBEDDINGS)
-                ? wordEmbeddings
+        pooler = dense(w, "bert.pooler.dense", precision);
+        // In float32 a tied decoder is the word-embedding tensor itself: share its array rather than copy
+        // 94 MB again. In bfloat16 it is packed (47 MB), so a query reads half the bytes there too.
+        Tensor decoderWeight = w.get(WeightNames.MLM_DECODER);
+        boolean bf16 = precision == Precision.BF16;
+        float[] decoder = bf16 ? null : decoderWeight == w.get(WeightNames.WORD_EMBEDDINGS) ? wordEmbeddings
                 : f32(w, WeightNames.MLM_DECODER);
         mlm = w.containsKey(WeightNames.MLM_BIAS)
-                ? new MlmHead(dense(w, "cls.predictions.transform.dense"),
+                ? new MlmHead(dense(w, "cls.predictions.transform.dense", precision),
                         f32(w, "cls.predictions.transform.LayerNorm.weight"), f32(w, "cls.predictions.transform.LayerNorm.bias"),
-                        decoder, f32(w, WeightNames.MLM_BIAS))
+                        decoder, f32(w, WeightNames.MLM_BIAS),
+                        bf16 && decoderWeight != null ? PackedMatrix.pack(decoderWeight, w.get(WeightNames.MLM_BIAS), precision) : null)
                 : null;
     }
 
-    private static Layer layer(Map<String, Tensor> w, int l) {
+    private static Layer layer(Map<String, Tensor> w, int l, Precision precision) {
         String p = "bert.encoder.layer." + l + ".";
         return new Layer(
-                dense(w, p + "attention.self.query"), dense(w, p + "attention.self.key"),
-                dense(w, p + "attention.self.value"), dense(w, p + "attention.output.dense"),
+                dense(w, p + "attention.self.query", precision), dense(w, p + "attention.self.key", precision),
+                dense(w, p + "attention.self.value", precision), dense(w, p + "attention.output.dense", precision),
                 f32(w, p + "attention.output.LayerNorm.weight"), f32(w, p + "attention.output.LayerNorm.bias"),
-                dense(w, p + "intermediate.dense"), dense(w, p + "output.dense"),
+                dense(w, p + "intermediate.dense", precision), dense(w, p + "output.dense", precision),
                 f32(w, p + "output.LayerNorm.weight"), f32(w, p + "output.LayerNorm.bias"));
     }
 
@@ -98,16 +104,26 @@ public final class BertModel implements AutoCloseable {
     }
 
     /** The dense layer {@code prefix}.weight and .bias packed for the panel kernel, or null when absent. */
-    private static PackedMatrix dense(Map<String, Tensor> weights, String prefix) {
+    private static PackedMatrix dense(Map<String, Tensor> weights, String prefix, Precision precision) {
         Tensor t = weights.get(prefix + ".weight");
-        return t == null ? null : PackedMatrix.pack(t, weights.get(prefix + ".bias"));
+        return t == null ? null : PackedMatrix.pack(t, weights.get(prefix + ".bias"), precision);
     }
 
-    /** Opens a Hugging Face model directory; the checkpoint is unmapped once its weights are copied. */
+    /** Opens a Hugging Face model directory in float32; the checkpoint is unmapped once its weights are copied. */
     public static BertModel load(Path directory) {
+        return load(directory, Precision.F32);
+    }
+
+    /** Opens a Hugging Face model directory with its matrices held at {@code precision}. */
+    public static BertModel load(Path directory, Precision precision) {
         try (BertCheckpoint checkpoint = BertCheckpoint.open(directory)) {
-            return new BertModel(checkpoint);
+            return new BertModel(checkpoint, precision);
         }
+    }
+
+    /** How the weight matrices are held. */
+    public Precision precision() {
+        return precision;
     }
 
     /** The validated configuration the weights were checked against. */
@@ -346,7 +362,11 @@ public final class BertModel implements AutoCloseable {
         Kernels.activate(activation, t, t.length);
         Kernels.layerNorm(t, n, hidden, mlm.norm(), mlm.normBias(), eps(), t);
         float[] logits = new float[n * config.vocabSize()];
-        Kernels.linear(t, n, hidden, mlm.decoder(), mlm.decoderBias(), config.vocabSize(), logits);
+        if (mlm.packedDecoder() != null) {
+            Kernels.linear(t, n, mlm.packedDecoder(), logits);
+        } else {
+            Kernels.linear(t, n, hidden, mlm.decoder(), mlm.decoderBias(), config.vocabSize(), logits);
+        }
         return logits;
     }
 

@@ -65,7 +65,16 @@ public final class Embeddings implements AutoCloseable {
      * @param truncate  cut texts to the model's maximum length instead of refusing them
      */
     public static Embeddings load(Path directory, boolean truncate) {
-        return Library.load(directory, (model, tokenizer) -> new Embeddings(model, tokenizer, truncate));
+        return load(directory, truncate, Precision.F32);
+    }
+
+    /**
+     * @param directory a Hugging Face model directory
+     * @param truncate  cut texts to the model's maximum length instead of refusing them
+     * @param precision how the weight matrices are held ({@link Precision#F32} unless speed matters more than digits)
+     */
+    public static Embeddings load(Path directory, boolean truncate, Precision precision) {
+        return Library.load(directory, precision, (model, tokenizer) -> new Embeddings(model, tokenizer, truncate));
     }
 
     /** A Hugging Face model directory; overlong texts are refused. */

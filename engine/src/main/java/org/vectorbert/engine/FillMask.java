@@ -52,7 +52,12 @@ public final class FillMask implements AutoCloseable {
 
     /** Loads the model and tokenizer of a Hugging Face model directory. */
     public static FillMask load(Path directory) {
-        return Library.load(directory, FillMask::new);
+        return load(directory, Precision.F32);
+    }
+
+    /** Loads a Hugging Face model directory with the weight matrices held at {@code precision}. */
+    public static FillMask load(Path directory, Precision precision) {
+        return Library.load(directory, precision, FillMask::new);
     }
 
     /** The tokenizer texts go through. */

@@ -1,6 +1,7 @@
 package org.vectorbert.engine;
 
 import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorShuffle;
@@ -241,6 +242,16 @@ final class Kernels {
             System.arraycopy(w.bias, p * PackedMatrix.PANEL, out, outOff + r * stride, PackedMatrix.PANEL);
         }
         int r = 0;
+        if (w.pairs != null) {
+            int pairBase = base / 2;
+            for (; r + 4 <= rows; r += 4) {
+                panel4Bf16(x, r * in, in, w.pairs, pairBase, out, outOff + r * stride, stride);
+            }
+            for (; r < rows; r++) {
+                panel1Bf16(x, r * in, in, w.pairs, pairBase, out, outOff + r * stride);
+            }
+            return;
+        }
         for (; r + 4 <= rows; r += 4) {
             panel4(x, r * in, in, w.panels, base, out, outOff + r * stride, stride);
         }
@@ -331,6 +342,112 @@ final class Kernels {
             a1 = FloatVector.fromArray(S, pw, wk + L).fma(u, a1);
             a2 = FloatVector.fromArray(S, pw, wk + 2 * L).fma(u, a2);
             a3 = FloatVector.fromArray(S, pw, wk + 3 * L).fma(u, a3);
+        }
+        a0.intoArray(out, o);
+        a1.intoArray(out, o + L);
+        a2.intoArray(out, o + 2 * L);
+        a3.intoArray(out, o + 3 * L);
+    }
+
+    private static final VectorSpecies<Integer> I = VectorSpecies.of(int.class, S.vectorShape());
+    private static final int HIGH_HALF = 0xFFFF0000;
+
+    /** bfloat16 in the low halves of v's lanes, widened (exactly) to float32. */
+    private static FloatVector low(IntVector v) {
+        return v.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+    }
+
+    /** bfloat16 in the high halves of v's lanes, widened (exactly) to float32. */
+    private static FloatVector high(IntVector v) {
+        return v.and(HIGH_HALF).reinterpretAsFloats();
+    }
+
+    /** {@link #panel4} over a bfloat16 panel ({@link PackedMatrix#pairs}): the same FMAs in the same order. */
+    private static void panel4Bf16(float[] x, int x0, int in, int[] pw, int base, float[] out, int o0, int stride) {
+        int x1 = x0 + in;
+        int x2 = x1 + in;
+        int x3 = x2 + in;
+        int o1 = o0 + stride;
+        int o2 = o1 + stride;
+        int o3 = o2 + stride;
+        FloatVector a00 = FloatVector.fromArray(S, out, o0);
+        FloatVector a01 = FloatVector.fromArray(S, out, o0 + L);
+        FloatVector a02 = FloatVector.fromArray(S, out, o0 + 2 * L);
+        FloatVector a03 = FloatVector.fromArray(S, out, o0 + 3 * L);
+        FloatVector a10 = FloatVector.fromArray(S, out, o1);
+        FloatVector a11 = FloatVector.fromArray(S, out, o1 + L);
+        FloatVector a12 = FloatVector.fromArray(S, out, o1 + 2 * L);
+        FloatVector a13 = FloatVector.fromArray(S, out, o1 + 3 * L);
+        FloatVector a20 = FloatVector.fromArray(S, out, o2);
+        FloatVector a21 = FloatVector.fromArray(S, out, o2 + L);
+        FloatVector a22 = FloatVector.fromArray(S, out, o2 + 2 * L);
+        FloatVector a23 = FloatVector.fromArray(S, out, o2 + 3 * L);
+        FloatVector a30 = FloatVector.fromArray(S, out, o3);
+        FloatVector a31 = FloatVector.fromArray(S, out, o3 + L);
+        FloatVector a32 = FloatVector.fromArray(S, out, o3 + 2 * L);
+        FloatVector a33 = FloatVector.fromArray(S, out, o3 + 3 * L);
+        for (int k = 0; k < in; k++) {
+            int wk = base + k * 2 * L;
+            IntVector lo = IntVector.fromArray(I, pw, wk);
+            IntVector hi = IntVector.fromArray(I, pw, wk + L);
+            FloatVector w0 = low(lo);
+            FloatVector w1 = high(lo);
+            FloatVector w2 = low(hi);
+            FloatVector w3 = high(hi);
+            FloatVector u = FloatVector.broadcast(S, x[x0 + k]);
+            a00 = w0.fma(u, a00);
+            a01 = w1.fma(u, a01);
+            a02 = w2.fma(u, a02);
+            a03 = w3.fma(u, a03);
+            u = FloatVector.broadcast(S, x[x1 + k]);
+            a10 = w0.fma(u, a10);
+            a11 = w1.fma(u, a11);
+            a12 = w2.fma(u, a12);
+            a13 = w3.fma(u, a13);
+            u = FloatVector.broadcast(S, x[x2 + k]);
+            a20 = w0.fma(u, a20);
+            a21 = w1.fma(u, a21);
+            a22 = w2.fma(u, a22);
+            a23 = w3.fma(u, a23);
+            u = FloatVector.broadcast(S, x[x3 + k]);
+            a30 = w0.fma(u, a30);
+            a31 = w1.fma(u, a31);
+            a32 = w2.fma(u, a32);
+            a33 = w3.fma(u, a33);
+        }
+        a00.intoArray(out, o0);
+        a01.intoArray(out, o0 + L);
+        a02.intoArray(out, o0 + 2 * L);
+        a03.intoArray(out, o0 + 3 * L);
+        a10.intoArray(out, o1);
+        a11.intoArray(out, o1 + L);
+        a12.intoArray(out, o1 + 2 * L);
+        a13.intoArray(out, o1 + 3 * L);
+        a20.intoArray(out, o2);
+        a21.intoArray(out, o2 + L);
+        a22.intoArray(out, o2 + 2 * L);
+        a23.intoArray(out, o2 + 3 * L);
+        a30.intoArray(out, o3);
+        a31.intoArray(out, o3 + L);
+        a32.intoArray(out, o3 + 2 * L);
+        a33.intoArray(out, o3 + 3 * L);
+    }
+
+    /** {@link #panel1} over a bfloat16 panel. */
+    private static void panel1Bf16(float[] x, int x0, int in, int[] pw, int base, float[] out, int o) {
+        FloatVector a0 = FloatVector.fromArray(S, out, o);
+        FloatVector a1 = FloatVector.fromArray(S, out, o + L);
+        FloatVector a2 = FloatVector.fromArray(S, out, o + 2 * L);
+        FloatVector a3 = FloatVector.fromArray(S, out, o + 3 * L);
+        for (int k = 0; k < in; k++) {
+            int wk = base + k * 2 * L;
+            IntVector lo = IntVector.fromArray(I, pw, wk);
+            IntVector hi = IntVector.fromArray(I, pw, wk + L);
+            FloatVector u = FloatVector.broadcast(S, x[x0 + k]);
+            a0 = low(lo).fma(u, a0);
+            a1 = high(lo).fma(u, a1);
+            a2 = low(hi).fma(u, a2);
+            a3 = high(hi).fma(u, a3);
         }
         a0.intoArray(out, o);
         a1.intoArray(out, o + L);

@@ -19,10 +19,10 @@ final class Library {
      * are independent, and on a small machine each is a sizeable part of a one-shot command's time),
      * then makes the pipeline. The model is closed if anything fails.
      */
-    static <T> T load(Path directory, BiFunction<BertModel, BertTokenizer, T> pipeline) {
+    static <T> T load(Path directory, Precision precision, BiFunction<BertModel, BertTokenizer, T> pipeline) {
         CompletableFuture<BertTokenizer> tokenizer = CompletableFuture.supplyAsync(
                 () -> BertTokenizer.fromDirectory(directory), task -> Thread.ofPlatform().daemon().name("vectorbert-tokenizer").start(task));
-        BertModel model = BertModel.load(directory);
+        BertModel model = BertModel.load(directory, precision);
         try {
             return pipeline.apply(model, tokenizer.join());
         } catch (CompletionException e) {

@@ -1,6 +1,8 @@
 package org.vectorbert.engine;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 import org.vectorbert.loader.DType;
 import org.vectorbert.loader.Tensor;
 
@@ -11,21 +13,30 @@ import org.vectorbert.loader.Tensor;
  * contiguously and updates PANEL outputs per input element with broadcast FMAs: no horizontal
  * sums, and four times the arithmetic per load of the dot-product form. The bias is padded the
  * same way, so the kernel starts its accumulators from it.
+ *
+ * <p>In {@link Precision#BF16} the panel holds bfloat16 values two to an int: for input k, int j
+ * of half h carries column h·2L + j in its low 16 bits and column h·2L + L + j in its high 16,
+ * so one int vector widens to two float vectors with a shift and a mask.
  */
 final class PackedMatrix {
     /** Four vectors of output columns (64 with 512-bit vectors). */
     static final int PANEL = 4 * Kernels.L;
+    private static final ValueLayout.OfShort BF16_BITS = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     final int out;
     final int in;
+    /** float32 panels, or null in bf16. */
     final float[] panels;
+    /** bfloat16 panels, two values per int, or null in float32. */
+    final int[] pairs;
     /** The bias, zero-padded to whole panels (zeros when the layer has none). */
     final float[] bias;
 
-    private PackedMatrix(int out, int in, float[] panels, float[] bias) {
+    private PackedMatrix(int out, int in, float[] panels, int[] pairs, float[] bias) {
         this.out = out;
         this.in = in;
         this.panels = panels;
+        this.pairs = pairs;
         this.bias = bias;
     }
 
@@ -38,38 +49,53 @@ final class PackedMatrix {
         return (p + 1) * PANEL <= out;
     }
 
-    /** Packs a row-major [out, in] matrix and its bias (null for none). */
+    /** Bytes the matrix holds. */
+    long bytes() {
+        return (panels != null ? 4L * panels.length : 4L * pairs.length) + 4L * bias.length;
+    }
+
+    /** Packs a row-major [out, in] float32 matrix and its bias (null for none). */
     static PackedMatrix pack(float[] w, int out, int in, float[] bias) {
-        float[] panels = new float[(out + PANEL - 1) / PANEL * PANEL * in];
+        float[] panels = new float[panelCount(out) * PANEL * in];
         for (int o = 0; o < out; o++) {
             packRow(w, o * in, panels, o, in);
         }
-        return new PackedMatrix(out, in, panels, paddedBias(bias, out));
+        return new PackedMatrix(out, in, panels, null, paddedBias(bias, out));
     }
 
     /**
-     * Packs a weight tensor read from a checkpoint, with its bias (null for none). Float32 rows
-     * are read straight from the mapped file one at a time, so loading allocates the packed
-     * matrix and nothing as large beside it.
+     * Packs a weight tensor read from a checkpoint, with its bias (null for none), at the given
+     * precision. Rows are read straight from the mapped file one at a time, so loading allocates
+     * the packed matrix and nothing as large beside it.
      */
-    static PackedMatrix pack(Tensor t, Tensor bias) {
+    static PackedMatrix pack(Tensor t, Tensor bias, Precision precision) {
         int out = (int) t.shape()[0];
         int in = (int) t.shape()[1];
-        float[] b = bias == null ? null : bias.toFloatArray();
-        if (t.dtype() != DType.F32) {
-            return pack(t.toFloatArray(), out, in, b);
+        float[] b = paddedBias(bias == null ? null : bias.toFloatArray(), out);
+        if (precision == Precision.BF16) {
+            return new PackedMatrix(out, in, null, packBf16(t, out, in), b);
         }
-        float[] panels = new float[(out + PANEL - 1) / PANEL * PANEL * in];
+        float[] panels = new float[panelCount(out) * PANEL * in];
         float[] row = new float[in];
         for (int o = 0; o < out; o++) {
-            MemorySegment.copy(t.data(), Tensor.F32, (long) o * in * Float.BYTES, row, 0, in);
+            if (t.dtype() == DType.F32) {
+                MemorySegment.copy(t.data(), Tensor.F32, (long) o * in * Float.BYTES, row, 0, in);
+            } else {
+                for (int k = 0; k < in; k++) {
+                    row[k] = t.getFloat((long) o * in + k);
+                }
+            }
             packRow(row, 0, panels, o, in);
         }
-        return new PackedMatrix(out, in, panels, paddedBias(b, out));
+        return new PackedMatrix(out, in, panels, null, b);
+    }
+
+    private static int panelCount(int out) {
+        return (out + PANEL - 1) / PANEL;
     }
 
     private static float[] paddedBias(float[] bias, int out) {
-        float[] padded = new float[(out + PANEL - 1) / PANEL * PANEL];
+        float[] padded = new float[panelCount(out) * PANEL];
         if (bias != null) {
             System.arraycopy(bias, 0, padded, 0, out);
         }
@@ -82,5 +108,30 @@ final class PackedMatrix {
         for (int k = 0; k < in; k++) {
             panels[base + k * PANEL] = src[off + k];
         }
+    }
+
+    private static int[] packBf16(Tensor t, int out, int in) {
+        int half = PANEL / 2;
+        int[] pairs = new int[panelCount(out) * half * in];
+        for (int o = 0; o < out; o++) {
+            int c = o % PANEL;
+            int base = (o / PANEL) * half * in + (c / half) * Kernels.L + c % Kernels.L;
+            int shift = c % half < Kernels.L ? 0 : 16;
+            for (int k = 0; k < in; k++) {
+                long i = (long) o * in + k;
+                int bits = t.dtype() == DType.BF16 ? t.data().getAtIndex(BF16_BITS, i) & 0xFFFF : bf16(t.getFloat(i));
+                pairs[base + k * half] |= bits << shift;
+            }
+        }
+        return pairs;
+    }
+
+    /** float32 to bfloat16 bits, rounding to nearest even (as torch's .to(torch.bfloat16) does). */
+    static int bf16(float f) {
+        if (Float.isNaN(f)) {
+            return 0x7FC0;
+        }
+        int bits = Float.floatToRawIntBits(f);
+        return ((bits + 0x7FFF + ((bits >>> 16) & 1)) >>> 16) & 0xFFFF;
     }
 }
