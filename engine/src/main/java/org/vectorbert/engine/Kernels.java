@@ -523,7 +523,7 @@ final class Kernels {
                 .fma(t, FloatVector.broadcast(S, -0.284496736f))
                 .fma(t, FloatVector.broadcast(S, 0.254829592f))
                 .mul(t);
-        FloatVector y = poly.mul(ax.mul(ax).neg().lanewise(VectorOperators.EXP)).neg().add(1f);
+        FloatVector y = poly.mul(exp(ax.mul(ax).neg())).neg().add(1f);
         return y.blend(y.neg(), x.lt(0f));
     }
 
@@ -536,7 +536,7 @@ final class Kernels {
             VectorMask<Float> m = S.indexInRange(i, to);
             FloatVector x = FloatVector.fromArray(S, a, i, m);
             FloatVector inner = x.mul(x).mul(x).mul(0.044715f).add(x).mul(SQRT_2_OVER_PI);
-            x.mul(0.5f).mul(inner.lanewise(VectorOperators.TANH).add(1f)).intoArray(a, i, m);
+            x.mul(0.5f).mul(tanh(inner).add(1f)).intoArray(a, i, m);
         }
     }
 
@@ -553,8 +553,55 @@ final class Kernels {
         int i = from;
         for (; i < to; i += L) {
             VectorMask<Float> m = S.indexInRange(i, to);
-            FloatVector.fromArray(S, a, i, m).lanewise(VectorOperators.TANH).intoArray(a, i, m);
+            tanh(FloatVector.fromArray(S, a, i, m)).intoArray(a, i, m);
         }
+    }
+
+    // ---- exp and tanh from FMAs ----
+    /*
+     * Lanewise EXP and TANH run Java's Math functions when interpreted and the JIT's vector math
+     * library once compiled; the two differ in the last bit, so the same text gave different
+     * floats before and after warm-up. These are built from adds, multiplies and FMAs only, which
+     * are exact IEEE operations either way (Cephes' expf and tanhf, about 1 ulp).
+     */
+    private static final float LOG2E = 1.44269504088896341f;
+    private static final float LN2_HI = 0.693359375f;
+    private static final float LN2_LO = -2.12194440e-4f;
+    /** 1.5·2²³: adding and subtracting it rounds a float below 2²² to the nearest integer. */
+    private static final float ROUNDER = 12582912f;
+    private static final float EXP_MAX = 88.72283f;
+    private static final float EXP_MIN = -87.33654f;
+
+    /** e^x per lane: x = n·ln2 + r with |r| ≤ ln2/2, e^r by a degree-7 polynomial, times 2^n. */
+    static FloatVector exp(FloatVector x) {
+        FloatVector c = x.max(EXP_MIN).min(EXP_MAX);
+        FloatVector n = c.fma(LOG2E, ROUNDER).sub(ROUNDER);
+        FloatVector r = n.fma(FloatVector.broadcast(S, -LN2_HI), c);
+        r = n.fma(FloatVector.broadcast(S, -LN2_LO), r);
+        FloatVector p = r.fma(1.9875691500E-4f, 1.3981999507E-3f)
+                .fma(r, FloatVector.broadcast(S, 8.3334519073E-3f))
+                .fma(r, FloatVector.broadcast(S, 4.1665795894E-2f))
+                .fma(r, FloatVector.broadcast(S, 1.6666665459E-1f))
+                .fma(r, FloatVector.broadcast(S, 5.0000001201E-1f));
+        FloatVector y = p.mul(r.mul(r)).add(r).add(1f);
+        IntVector bits = ((IntVector) n.convert(VectorOperators.F2I, 0)).add(127).lanewise(VectorOperators.LSHL, 23);
+        FloatVector result = y.mul(bits.reinterpretAsFloats());
+        // Below the smallest normal result e^x is 0 as far as float32 softmax cares (masked keys land here).
+        return result.blend(0f, x.lt(EXP_MIN)).blend(Float.POSITIVE_INFINITY, x.compare(VectorOperators.GT, EXP_MAX));
+    }
+
+    /** tanh per lane: an odd polynomial below 0.625, else 1 - 2/(e^2|x| + 1), sign restored. */
+    static FloatVector tanh(FloatVector x) {
+        FloatVector ax = x.abs();
+        FloatVector z = x.mul(x);
+        FloatVector small = z.fma(-5.70498872745E-3f, 2.06390887954E-2f)
+                .fma(z, FloatVector.broadcast(S, -5.37397155531E-2f))
+                .fma(z, FloatVector.broadcast(S, 1.33314422036E-1f))
+                .fma(z, FloatVector.broadcast(S, -3.33332819422E-1f))
+                .mul(z).fma(x, x);
+        FloatVector large = FloatVector.broadcast(S, 1f).sub(FloatVector.broadcast(S, 2f).div(exp(ax.add(ax)).add(1f)));
+        large = large.blend(large.neg(), x.lt(0f));
+        return large.blend(small, ax.lt(0.625f));
     }
 
     // ---- normalisation ----
@@ -615,7 +662,7 @@ final class Kernels {
         FloatVector acc = FloatVector.zero(S);
         for (int i = 0; i < n; i += L) {
             VectorMask<Float> m = S.indexInRange(i, n);
-            FloatVector e = FloatVector.fromArray(S, a, off + i, m).sub(max).lanewise(VectorOperators.EXP);
+            FloatVector e = exp(FloatVector.fromArray(S, a, off + i, m).sub(max));
             e.intoArray(a, off + i, m);
             acc = acc.add(e, m);
         }
@@ -638,14 +685,15 @@ final class Kernels {
      * ([rows, hidden]), columns [col, col+headSize). {@code mask} holds the additive mask per key
      * (0 or the float minimum); {@code scores} from {@code scoresOff} is scratch of seq·seq floats,
      * and keeps the probabilities. The context goes to the same place in {@code ctx}.
-     * {@code keysT} is scratch of {@link #attentionScratch} floats: the head's keys transposed, so
+     * {@code keysT} from {@code keysOff} is scratch of {@link #attentionScratch} floats: the head's keys transposed, so
      * a query row meets L keys per FMA instead of one dot product (and one lane sum) per key.
      */
     static void attentionHead(float[] q, float[] k, float[] v, int hidden, int row0, int seq, int col, int headSize,
-                              float[] mask, int maskOff, float[] scores, int scoresOff, float[] ctx, float[] keysT) {
+                              float[] mask, int maskOff, float[] scores, int scoresOff, float[] ctx, float[] keysT,
+                              int keysOff) {
         int stride = S.loopBound(seq + L - 1);
         for (int d = 0; d < headSize; d++) {
-            int t = d * stride;
+            int t = keysOff + d * stride;
             for (int j = 0; j < seq; j++) {
                 keysT[t + j] = k[(row0 + j) * hidden + col + d];
             }
@@ -658,7 +706,7 @@ final class Kernels {
             for (int j = 0; j < seq; j += L) {
                 FloatVector acc = FloatVector.zero(S);
                 for (int d = 0; d < headSize; d++) {
-                    acc = FloatVector.fromArray(S, keysT, d * stride + j).fma(FloatVector.broadcast(S, q[qi + d]), acc);
+                    acc = FloatVector.fromArray(S, keysT, keysOff + d * stride + j).fma(FloatVector.broadcast(S, q[qi + d]), acc);
                 }
                 VectorMask<Float> m = S.indexInRange(j, seq);
                 acc.mul(scale).add(FloatVector.fromArray(S, mask, maskOff + j, m)).intoArray(scores, si + j, m);

@@ -177,10 +177,44 @@ class KernelsTest {
                 float[] scores = new float[seq * seq];
                 for (int h = 0; h < heads; h++) {
                     Kernels.attentionHead(q, k, v, hidden, 0, seq, h * d, d, mask, 0, scores, 0, ctx,
-                            new float[Kernels.attentionScratch(seq, d)]);
+                            new float[Kernels.attentionScratch(seq, d)], 0);
                 }
                 assertClose(ScalarKernels.attention(q, k, v, seq, hidden, heads, mask), ctx, 1e-5, "seq " + seq + " hidden " + hidden);
             }
         }
+    }
+
+    @Test
+    void expAndTanhFromFmasAreWithinAnUlpOrTwo() {
+        java.util.SplittableRandom random = new java.util.SplittableRandom(7);
+        float[] x = new float[Kernels.L];
+        float[] e = new float[Kernels.L];
+        float[] t = new float[Kernels.L];
+        double worstExp = 0;
+        double worstTanh = 0;
+        for (int round = 0; round < 20_000; round++) {
+            for (int i = 0; i < x.length; i++) {
+                x[i] = round % 2 == 0 ? (float) random.nextDouble(-87, 88) : (float) random.nextDouble(-10, 10);
+            }
+            var v = jdk.incubator.vector.FloatVector.fromArray(Kernels.S, x, 0);
+            Kernels.exp(v).intoArray(e, 0);
+            Kernels.tanh(v).intoArray(t, 0);
+            for (int i = 0; i < x.length; i++) {
+                double exact = Math.exp(x[i]);
+                worstExp = Math.max(worstExp, Math.abs(e[i] - exact) / Math.ulp((float) exact));
+                double th = Math.tanh(x[i]);
+                worstTanh = Math.max(worstTanh, Math.abs(t[i] - th) / Math.ulp((float) Math.max(Math.abs(th), 1e-30)));
+            }
+        }
+        assertTrue(worstExp <= 2, "exp off by " + worstExp + " ulp");
+        assertTrue(worstTanh <= 4, "tanh off by " + worstTanh + " ulp");
+        float[] edge = new float[Kernels.L];
+        edge[0] = -Float.MAX_VALUE;
+        edge[1] = 100f;
+        edge[2] = 0f;
+        Kernels.exp(jdk.incubator.vector.FloatVector.fromArray(Kernels.S, edge, 0)).intoArray(e, 0);
+        assertEquals(0f, e[0]);
+        assertEquals(Float.POSITIVE_INFINITY, e[1]);
+        assertEquals(1f, e[2]);
     }
 }
