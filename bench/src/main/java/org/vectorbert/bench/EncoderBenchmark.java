@@ -41,14 +41,25 @@ public final class EncoderBenchmark {
                 // Short passes get more warm-up: the JIT must have compiled every kernel before timing starts.
                 Measure m = Measure.of(large ? 3 : 30, large ? 5 : 21, () -> bert.forward(batch, BertModel.Request.lastHiddenState()));
                 double gflop = flops(bert.config(), shape[0], shape[1]) / 1e9;
-                System.out.printf("encoder %d x %-3d: median %7.1f ms (best %7.1f), %.1f GFLOP, %.0f GFLOP/s%n",
-                        shape[0], shape[1], m.medianSeconds() * 1e3, m.minSeconds() * 1e3, gflop, gflop / m.medianSeconds());
+                long allocated = allocatedBy(() -> bert.forward(batch, BertModel.Request.lastHiddenState()));
+                System.out.printf("encoder %d x %-3d: median %7.1f ms (best %7.1f), %.1f GFLOP, %.0f GFLOP/s;"
+                                + " allocated per pass %.2f MB (the hidden-state output is %.2f MB)%n",
+                        shape[0], shape[1], m.medianSeconds() * 1e3, m.minSeconds() * 1e3, gflop, gflop / m.medianSeconds(),
+                        allocated / 1e6, 4.0 * shape[0] * shape[1] * bert.config().hiddenSize() / 1e6);
             }
             String query = "Paris is the [MASK] of France.";
             Measure m = Measure.of(30, 21, () -> fill.predict(query, 5));
             System.out.printf("fill-mask \"%s\" (tokenize, encode, MLM row, top-5): median %.1f ms (best %.1f)%n", query,
                     m.medianSeconds() * 1e3, m.minSeconds() * 1e3);
         }
+    }
+
+    /** Bytes the JVM's threads allocated while {@code task} ran (the kernel threads included). */
+    public static long allocatedBy(Runnable task) {
+        var threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long before = threads.getTotalThreadAllocatedBytes();
+        task.run();
+        return threads.getTotalThreadAllocatedBytes() - before;
     }
 
     /** Deterministic pseudo-random ids, [CLS] first and [SEP] last. */

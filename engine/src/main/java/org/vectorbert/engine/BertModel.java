@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import org.vectorbert.loader.BertCheckpoint;
 import org.vectorbert.loader.BertConfig;
 import org.vectorbert.loader.Tensor;
@@ -43,6 +44,8 @@ public final class BertModel implements AutoCloseable {
     private final float[] finalNormBias;
     private final PackedMatrix pooler;
     private final MlmHead mlm;
+    /** One pass's buffers kept for the next (a second concurrent pass makes its own). */
+    private final AtomicReference<Workspace> spare = new AtomicReference<>();
 
     private BertModel(BertCheckpoint checkpoint, Precision precision) {
         this.directory = checkpoint.directory();
@@ -126,6 +129,27 @@ public final class BertModel implements AutoCloseable {
         return precision;
     }
 
+    /** Bytes of weights the model holds in memory (a tied decoder counted once). */
+    public long weightBytes() {
+        long bytes = 4L * (wordEmbeddings.length + positionEmbeddings.length + typeEmbeddings.length
+                + embeddingNorm.length + embeddingNormBias.length);
+        for (Layer l : layers) {
+            for (PackedMatrix m : List.of(l.query(), l.key(), l.value(), l.attentionOut(), l.intermediate(), l.output())) {
+                bytes += m.bytes();
+            }
+            bytes += 4L * (l.attentionNorm().length + l.attentionNormBias().length + l.outputNorm().length
+                    + l.outputNormBias().length);
+        }
+        bytes += finalNorm == null ? 0 : 4L * (finalNorm.length + finalNormBias.length);
+        bytes += pooler == null ? 0 : pooler.bytes();
+        if (mlm != null) {
+            bytes += mlm.transform().bytes() + 4L * (mlm.norm().length + mlm.normBias().length + mlm.decoderBias().length);
+            bytes += mlm.packedDecoder() != null ? mlm.packedDecoder().bytes()
+                    : mlm.decoder() == wordEmbeddings ? 0 : 4L * mlm.decoder().length;
+        }
+        return bytes;
+    }
+
     /** The validated configuration the weights were checked against. */
     public BertConfig config() {
         return config;
@@ -181,6 +205,45 @@ public final class BertModel implements AutoCloseable {
         }
     }
 
+    /** A pass's working buffers, sized for a batch (and at least as large as the one it replaces). */
+    private static final class Workspace {
+        final int rows;
+        final int scoreCount;
+        final int scratchCount;
+        final float[] mask;
+        final float[] q;
+        final float[] k;
+        final float[] v;
+        final float[] ctx;
+        final float[] t;
+        final float[] inner;
+        final float[] scores;
+        final float[] keysT;
+
+        Workspace(Batch batch, BertConfig c, Workspace old) {
+            int tasks = batch.size() * c.numAttentionHeads();
+            rows = Math.max(batch.size() * batch.length(), old == null ? 0 : old.rows);
+            scoreCount = Math.max(tasks * batch.length() * batch.length(), old == null ? 0 : old.scoreCount);
+            scratchCount = Math.max(tasks * Kernels.attentionScratch(batch.length(), c.headSize()),
+                    old == null ? 0 : old.scratchCount);
+            mask = new float[rows];
+            q = new float[rows * c.hiddenSize()];
+            k = new float[q.length];
+            v = new float[q.length];
+            ctx = new float[q.length];
+            t = new float[q.length];
+            inner = new float[rows * c.intermediateSize()];
+            scores = new float[scoreCount];
+            keysT = new float[scratchCount];
+        }
+
+        boolean fits(Batch batch, BertConfig c) {
+            int tasks = batch.size() * c.numAttentionHeads();
+            return batch.size() * batch.length() <= rows && tasks * batch.length() * batch.length() <= scoreCount
+                    && tasks * Kernels.attentionScratch(batch.length(), c.headSize()) <= scratchCount;
+        }
+    }
+
     /**
      * The results of a forward pass; arrays are row-major.
      *
@@ -201,18 +264,25 @@ public final class BertModel implements AutoCloseable {
         int heads = config.numAttentionHeads();
         int seq = batch.length();
         float[] x = embed(batch);
-        float[] mask = new float[rows];
+        // Working buffers, reused by every layer and, through the spare slot, by the next pass:
+        // steady-state passes allocate only their outputs.
+        Workspace ws = spare.getAndSet(null);
+        if (ws == null || !ws.fits(batch, config)) {
+            ws = new Workspace(batch, config, ws);
+        }
+        float[] mask = ws.mask;
+        Arrays.fill(mask, 0, rows, 0f);
         for (int b = 0; b < batch.size(); b++) {
             Arrays.fill(mask, b * seq + batch.lengths()[b], (b + 1) * seq, -Float.MAX_VALUE);
         }
-        // Working buffers, sized by the batch and reused by every layer.
-        float[] q = new float[rows * hidden];
-        float[] k = new float[rows * hidden];
-        float[] v = new float[rows * hidden];
-        float[] ctx = new float[rows * hidden];
-        float[] t = new float[rows * hidden];
-        float[] inner = new float[rows * config.intermediateSize()];
-        float[] scores = new float[batch.size() * heads * seq * seq];
+        float[] q = ws.q;
+        float[] k = ws.k;
+        float[] v = ws.v;
+        float[] ctx = ws.ctx;
+        float[] t = ws.t;
+        float[] inner = ws.inner;
+        float[] scores = ws.scores;
+        float[] keysT = ws.keysT;
 
         List<float[]> hiddenStates = new ArrayList<>();
         List<float[]> attentions = new ArrayList<>();
@@ -222,14 +292,14 @@ public final class BertModel implements AutoCloseable {
         for (Layer layer : layers) {
             if (config.preLayerNorm()) {
                 Kernels.layerNorm(x, rows, hidden, layer.attentionNorm(), layer.attentionNormBias(), eps(), t);
-                attention(t, layer, batch, mask, q, k, v, scores, ctx);
+                attention(t, layer, batch, mask, q, k, v, scores, keysT, ctx);
                 Kernels.linear(ctx, rows, layer.attentionOut(), t);
                 Kernels.addInPlace(x, 0, t, rows * hidden);
                 Kernels.layerNorm(x, rows, hidden, layer.outputNorm(), layer.outputNormBias(), eps(), t);
                 feedForward(t, rows, layer, inner, ctx);
                 Kernels.addInPlace(x, 0, ctx, rows * hidden);
             } else {
-                attention(x, layer, batch, mask, q, k, v, scores, ctx);
+                attention(x, layer, batch, mask, q, k, v, scores, keysT, ctx);
                 Kernels.linear(ctx, rows, layer.attentionOut(), t);
                 Kernels.addInPlace(t, 0, x, rows * hidden);
                 Kernels.layerNorm(t, rows, hidden, layer.attentionNorm(), layer.attentionNormBias(), eps(), x);
@@ -238,7 +308,7 @@ public final class BertModel implements AutoCloseable {
                 Kernels.layerNorm(t, rows, hidden, layer.outputNorm(), layer.outputNormBias(), eps(), x);
             }
             if (request.attentions()) {
-                attentions.add(scores.clone());
+                attentions.add(Arrays.copyOf(scores, batch.size() * heads * seq * seq));
             }
             if (request.allHiddenStates()) {
                 hiddenStates.add(x.clone());
@@ -250,6 +320,7 @@ public final class BertModel implements AutoCloseable {
                 hiddenStates.set(hiddenStates.size() - 1, x.clone());
             }
         }
+        spare.set(ws);
         float[] pooled = request.pooled() ? pool(x, batch) : null;
         float[] logits = request.mlmRows().length > 0 ? mlmLogits(x, request.mlmRows()) : null;
         return new Output(batch, x, List.copyOf(hiddenStates), List.copyOf(attentions), pooled, logits);
@@ -307,7 +378,7 @@ public final class BertModel implements AutoCloseable {
 
     /** Multi-head self-attention of {@code in}; the context (before the output projection) goes to ctx. */
     private void attention(float[] in, Layer layer, Batch batch, float[] mask, float[] q, float[] k, float[] v,
-                           float[] scores, float[] ctx) {
+                           float[] scores, float[] keysT, float[] ctx) {
         int hidden = config.hiddenSize();
         int rows = batch.size() * batch.length();
         Kernels.linear(in, rows, layer.query(), q);
@@ -316,13 +387,13 @@ public final class BertModel implements AutoCloseable {
         int heads = config.numAttentionHeads();
         int headSize = config.headSize();
         int seq = batch.length();
+        int scratch = Kernels.attentionScratch(seq, headSize);
         Parallel.forRange(batch.size() * heads, 1, (from, to) -> {
-            float[] keysT = new float[Kernels.attentionScratch(seq, headSize)];
             for (int task = from; task < to; task++) {
                 int b = task / heads;
                 int h = task % heads;
                 Kernels.attentionHead(q, k, v, hidden, b * seq, seq, h * headSize, headSize, mask, b * seq,
-                        scores, task * seq * seq, ctx, keysT);
+                        scores, task * seq * seq, ctx, keysT, task * scratch);
             }
         });
     }
