@@ -23,6 +23,7 @@ import org.vectorbert.bench.Measure;
 import org.vectorbert.engine.Batch;
 import org.vectorbert.engine.BertModel;
 import org.vectorbert.engine.Parallel;
+import org.vectorbert.engine.Precision;
 import org.vectorbert.loader.ModelHome;
 
 /**
@@ -103,31 +104,34 @@ public final class CompareOnnx {
         System.out.println();
 
         memory("vectorbert");
+        memory("vectorbert-bf16");
         memory("onnxruntime");
 
         try (OrtSession.SessionOptions options = sessionOptions()) {
-            Measure[] load = Measure.interleaved(1, 5, () -> BertModel.load(model).close(), () -> {
+            Measure[] load = Measure.interleaved(1, 5, () -> BertModel.load(model).close(),
+                    () -> BertModel.load(model, Precision.BF16).close(), () -> {
                 try {
                     env.createSession(onnx.resolve("encoder.onnx").toString(), options).close();
                 } catch (OrtException e) {
                     throw new IllegalStateException(e);
                 }
             });
-            row("model load (warm page cache)", load[0], load[1]);
+            row("model load (warm page cache)", load);
 
             try (BertModel bert = BertModel.load(model);
+                 BertModel bf16 = BertModel.load(model, Precision.BF16);
                  OrtSession encoder = env.createSession(onnx.resolve("encoder.onnx").toString(), options);
                  OrtSession mlm = env.createSession(onnx.resolve("mlm.onnx").toString(), options)) {
                 agreement(bert, env, encoder, mlm);
                 for (int[] shape : SHAPES) {
-                    encoderRow(bert, env, encoder, shape[0], shape[1]);
+                    encoderRow(bert, bf16, env, encoder, shape[0], shape[1]);
                 }
-                fillMaskRow(bert, env, mlm);
+                fillMaskRow(bert, bf16, env, mlm);
             }
         }
         System.out.println();
-        System.out.println("| workload | vectorbert | ONNX Runtime | ratio |");
-        System.out.println("|---|---|---|---|");
+        System.out.println("| workload | vectorbert f32 | vectorbert bf16 | ONNX Runtime | f32 / ORT | bf16 / ORT |");
+        System.out.println("|---|---|---|---|---|---|");
         table.forEach(System.out::println);
     }
 
@@ -140,31 +144,34 @@ public final class CompareOnnx {
         return options;
     }
 
-    private void encoderRow(BertModel bert, OrtEnvironment env, OrtSession encoder, int size, int length) throws OrtException {
+    private void encoderRow(BertModel bert, BertModel bf16, OrtEnvironment env, OrtSession encoder, int size, int length)
+            throws OrtException {
         Batch batch = EncoderBenchmark.batch(size, length, bert.config().vocabSize());
         try (Inputs in = Inputs.of(env, batch)) {
             boolean large = size * length >= 1024;
             Measure[] m = Measure.interleaved(large ? 3 : 30, large ? 7 : 31,
                     () -> bert.forward(batch, BertModel.Request.lastHiddenState()),
+                    () -> bf16.forward(batch, BertModel.Request.lastHiddenState()),
                     () -> in.run(encoder).close());
             double gflop = EncoderBenchmark.flops(bert.config(), size, length) / 1e9;
-            row(String.format("encoder %d x %d (%.0f / %.0f GFLOP/s)", size, length, gflop / m[0].medianSeconds(),
-                    gflop / m[1].medianSeconds()), m[0], m[1]);
+            row(String.format("encoder %d x %d (GFLOP/s: f32 %.0f, ORT %.0f)", size, length, gflop / m[0].medianSeconds(),
+                    gflop / m[2].medianSeconds()), m);
         }
     }
 
-    private void fillMaskRow(BertModel bert, OrtEnvironment env, OrtSession mlm) throws OrtException {
+    private void fillMaskRow(BertModel bert, BertModel bf16, OrtEnvironment env, OrtSession mlm) throws OrtException {
         Batch batch = Batch.of(Arrays.stream(QUERY).mapToInt(v -> (int) v).toArray(), new int[QUERY.length]);
         try (Inputs in = Inputs.of(env, batch)) {
             int vocab = bert.config().vocabSize();
             Measure[] m = Measure.interleaved(30, 31,
                     () -> top5(bert.forward(batch, BertModel.Request.lastHiddenState().withMlmLogitsAt(QUERY_MASK)).mlmLogits(), 0),
+                    () -> top5(bf16.forward(batch, BertModel.Request.lastHiddenState().withMlmLogitsAt(QUERY_MASK)).mlmLogits(), 0),
                     () -> {
                         try (OrtSession.Result r = in.run(mlm)) {
                             top5(floats(r), QUERY_MASK * vocab);
                         }
                     });
-            row("fill-mask, short query from ids (top 5)", m[0], m[1]);
+            row("fill-mask, short query from ids (top 5)", m);
         }
     }
 
@@ -228,9 +235,11 @@ public final class CompareOnnx {
         return best;
     }
 
-    private void row(String workload, Measure ours, Measure theirs) {
-        String line = String.format("| %s | %.1f ms (best %.1f) | %.1f ms (best %.1f) | %.2f |", workload, ours.medianMs(),
-                ours.minMs(), theirs.medianMs(), theirs.minMs(), ours.medianSeconds() / theirs.medianSeconds());
+    /** m: vectorbert f32, vectorbert bf16, ONNX Runtime. */
+    private void row(String workload, Measure[] m) {
+        String line = String.format("| %s | %.1f ms (best %.1f) | %.1f ms (best %.1f) | %.1f ms (best %.1f) | %.2f | %.2f |",
+                workload, m[0].medianMs(), m[0].minMs(), m[1].medianMs(), m[1].minMs(), m[2].medianMs(), m[2].minMs(),
+                m[0].medianSeconds() / m[2].medianSeconds(), m[1].medianSeconds() / m[2].medianSeconds());
         System.out.println(line);
         table.add(line);
     }
@@ -256,13 +265,15 @@ public final class CompareOnnx {
                 (kb[2] - kb[0]) * 1024.0 / weights);
         System.out.println(line);
         memoryKb.put(engine, kb);
-        if (memoryKb.size() == 2) {
+        if (memoryKb.size() == 3) {
             long[] ours = memoryKb.get("vectorbert");
+            long[] bf16 = memoryKb.get("vectorbert-bf16");
             long[] theirs = memoryKb.get("onnxruntime");
-            table.add(String.format("| resident memory after load (process) | %.0f MB | %.0f MB | %.2f |", ours[1] / 1024.0,
-                    theirs[1] / 1024.0, (double) ours[1] / theirs[1]));
-            table.add(String.format("| resident memory after 8 x 128 (process) | %.0f MB | %.0f MB | %.2f |", ours[2] / 1024.0,
-                    theirs[2] / 1024.0, (double) ours[2] / theirs[2]));
+            for (int at = 1; at <= 2; at++) {
+                table.add(String.format("| resident memory after %s (whole process) | %.0f MB | %.0f MB | %.0f MB | %.2f | %.2f |",
+                        at == 1 ? "load" : "8 x 128", ours[at] / 1024.0, bf16[at] / 1024.0, theirs[at] / 1024.0,
+                        (double) ours[at] / theirs[at], (double) bf16[at] / theirs[at]));
+            }
             System.out.println();
         }
     }
@@ -273,8 +284,8 @@ public final class CompareOnnx {
         Batch batch = EncoderBenchmark.batch(8, 128, 30522);
         long loaded;
         long ran;
-        if (engine.equals("vectorbert")) {
-            try (BertModel bert = BertModel.load(model)) {
+        if (engine.startsWith("vectorbert")) {
+            try (BertModel bert = BertModel.load(model, engine.endsWith("bf16") ? Precision.BF16 : Precision.F32)) {
                 loaded = LoadBenchmark.residentKb();
                 bert.forward(batch, BertModel.Request.lastHiddenState());
                 ran = LoadBenchmark.residentKb();
