@@ -14,6 +14,14 @@ public record Measure(double medianSeconds, double minSeconds, double maxSeconds
      * between them (a, b, a, b, ...), so a noisy neighbour on a shared machine slows all alike.
      */
     public static Measure[] interleaved(int warmupRounds, int rounds, Runnable... tasks) {
+        return settled(warmupRounds, rounds, () -> { }, tasks);
+    }
+
+    /**
+     * {@link #interleaved}, running {@code settle} untimed before every timed run: a pause lets the threads the
+     * previous task left spinning (both engines' pools spin between jobs) go idle first.
+     */
+    public static Measure[] settled(int warmupRounds, int rounds, Runnable settle, Runnable... tasks) {
         for (Runnable task : tasks) {
             for (int i = 0; i < warmupRounds; i++) {
                 task.run();
@@ -22,6 +30,7 @@ public record Measure(double medianSeconds, double minSeconds, double maxSeconds
         double[][] seconds = new double[tasks.length][rounds];
         for (int i = 0; i < rounds; i++) {
             for (int t = 0; t < tasks.length; t++) {
+                settle.run();
                 long start = System.nanoTime();
                 tasks[t].run();
                 seconds[t][i] = (System.nanoTime() - start) / 1e9;
@@ -32,6 +41,20 @@ public record Measure(double medianSeconds, double minSeconds, double maxSeconds
             measures[t] = summary(seconds[t]);
         }
         return measures;
+    }
+
+    /** Sleeps, untimed: a settle step for {@link #settled}. */
+    public static Runnable pause(long millis, boolean collectGarbage) {
+        return () -> {
+            if (collectGarbage) {
+                System.gc();
+            }
+            try {
+                Thread.sleep(millis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
     }
 
     static Measure summary(double[] seconds) {

@@ -30,7 +30,9 @@ import org.vectorbert.loader.ModelHome;
  * vectorbert and ONNX Runtime (Java API, CPU, MLAS) side by side on the same bert-base-uncased
  * weights and the same token ids, interleaved in one process: encoder forward 1 x 8, 1 x 128,
  * 8 x 128, fill-mask of a short query from token ids, model load; resident memory after load and
- * after the 8 x 128 pass from one fresh JVM per engine. Prints each figure with the ratio
+ * after the 8 x 128 pass from one fresh JVM per engine. Every timed run starts after a short
+ * untimed pause, so neither engine runs while the other's threads are still spinning (both spin
+ * between jobs). Prints each figure with the ratio
  * vectorbert / ONNX Runtime (below 1 means vectorbert is faster or smaller).
  *
  * <pre>bench/compare-onnx   (exports the ONNX model once, builds with -Ponnx, then runs this)</pre>
@@ -108,7 +110,8 @@ public final class CompareOnnx {
         memory("onnxruntime");
 
         try (OrtSession.SessionOptions options = sessionOptions()) {
-            Measure[] load = Measure.interleaved(1, 5, () -> BertModel.load(model).close(),
+            // Each load starts from a collected heap, so no round pays for collecting the one before.
+            Measure[] load = Measure.settled(1, 5, Measure.pause(50, true), () -> BertModel.load(model).close(),
                     () -> BertModel.load(model, Precision.BF16).close(), () -> {
                 try {
                     env.createSession(onnx.resolve("encoder.onnx").toString(), options).close();
@@ -149,7 +152,7 @@ public final class CompareOnnx {
         Batch batch = EncoderBenchmark.batch(size, length, bert.config().vocabSize());
         try (Inputs in = Inputs.of(env, batch)) {
             boolean large = size * length >= 1024;
-            Measure[] m = Measure.interleaved(large ? 3 : 30, large ? 7 : 31,
+            Measure[] m = Measure.settled(large ? 3 : 30, large ? 7 : 31, Measure.pause(20, false),
                     () -> bert.forward(batch, BertModel.Request.lastHiddenState()),
                     () -> bf16.forward(batch, BertModel.Request.lastHiddenState()),
                     () -> in.run(encoder).close());
@@ -163,7 +166,7 @@ public final class CompareOnnx {
         Batch batch = Batch.of(Arrays.stream(QUERY).mapToInt(v -> (int) v).toArray(), new int[QUERY.length]);
         try (Inputs in = Inputs.of(env, batch)) {
             int vocab = bert.config().vocabSize();
-            Measure[] m = Measure.interleaved(30, 31,
+            Measure[] m = Measure.settled(30, 31, Measure.pause(20, false),
                     () -> top5(bert.forward(batch, BertModel.Request.lastHiddenState().withMlmLogitsAt(QUERY_MASK)).mlmLogits(), 0),
                     () -> top5(bf16.forward(batch, BertModel.Request.lastHiddenState().withMlmLogitsAt(QUERY_MASK)).mlmLogits(), 0),
                     () -> {
@@ -249,7 +252,8 @@ public final class CompareOnnx {
     private void memory(String engine) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElse("java"));
-        command.addAll(List.of("--add-modules", "jdk.incubator.vector", "-XX:+UseSerialGC", "-cp",
+        // The flags bin/vectorbert runs with.
+        command.addAll(List.of("--add-modules", "jdk.incubator.vector", "-XX:+UseSerialGC", "-Xmn32m", "-cp",
                 System.getProperty("java.class.path"), CompareOnnx.class.getName(), "--model", model.toString(), "--onnx",
                 onnx.toString(), "--threads", Integer.toString(threads), "--memory-child", engine));
         Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
