@@ -167,11 +167,11 @@ public final class CompareOnnx {
         try (Inputs in = Inputs.of(env, batch)) {
             int vocab = bert.config().vocabSize();
             Measure[] m = Measure.settled(30, 31, Measure.pause(20, false),
-                    () -> top5(bert.forward(batch, BertModel.Request.lastHiddenState().withMlmLogitsAt(QUERY_MASK)).mlmLogits(), 0),
-                    () -> top5(bf16.forward(batch, BertModel.Request.lastHiddenState().withMlmLogitsAt(QUERY_MASK)).mlmLogits(), 0),
+                    () -> top5(bert.forward(batch, BertModel.Request.lastHiddenState().withMlmLogitsAt(QUERY_MASK)).mlmLogits(), 0, vocab),
+                    () -> top5(bf16.forward(batch, BertModel.Request.lastHiddenState().withMlmLogitsAt(QUERY_MASK)).mlmLogits(), 0, vocab),
                     () -> {
                         try (OrtSession.Result r = in.run(mlm)) {
-                            top5(floats(r), QUERY_MASK * vocab);
+                            top5(floats(r), QUERY_MASK * vocab, vocab);
                         }
                     });
             row("fill-mask, short query from ids (top 5)", m);
@@ -191,10 +191,11 @@ public final class CompareOnnx {
             maxDiff = Math.max(maxDiff, Math.abs(ours[i] - theirs[i]));
         }
         Batch query = Batch.of(Arrays.stream(QUERY).mapToInt(v -> (int) v).toArray(), new int[QUERY.length]);
-        int[] ourTop = top5(bert.forward(query, BertModel.Request.lastHiddenState().withMlmLogitsAt(QUERY_MASK)).mlmLogits(), 0);
+        int[] ourTop = top5(bert.forward(query, BertModel.Request.lastHiddenState().withMlmLogitsAt(QUERY_MASK)).mlmLogits(), 0,
+                bert.config().vocabSize());
         int[] theirTop;
         try (Inputs in = Inputs.of(env, query); OrtSession.Result r = in.run(mlm)) {
-            theirTop = top5(floats(r), QUERY_MASK * bert.config().vocabSize());
+            theirTop = top5(floats(r), QUERY_MASK * bert.config().vocabSize(), bert.config().vocabSize());
         }
         System.out.printf("agreement: 1 x 128 hidden states max |diff| %.2e; fill-mask top 5 ids %s vs %s%s%n%n", maxDiff,
                 Arrays.toString(ourTop), Arrays.toString(theirTop), Arrays.equals(ourTop, theirTop) ? " (same)" : " (DIFFERENT)");
@@ -211,8 +212,7 @@ public final class CompareOnnx {
     }
 
     /** Softmax over one vocabulary row and its five most likely ids, as fill-mask reports them. */
-    static int[] top5(float[] logits, int off) {
-        int vocab = 30522;
+    static int[] top5(float[] logits, int off, int vocab) {
         float max = Float.NEGATIVE_INFINITY;
         for (int i = 0; i < vocab; i++) {
             max = Math.max(max, logits[off + i]);
