@@ -14,14 +14,20 @@ public record Measure(double medianSeconds, double minSeconds, double maxSeconds
      * between them (a, b, a, b, ...), so a noisy neighbour on a shared machine slows all alike.
      */
     public static Measure[] interleaved(int warmupRounds, int rounds, Runnable... tasks) {
-        return settled(warmupRounds, rounds, () -> { }, tasks);
+        return settled(warmupRounds, rounds, next -> { }, tasks);
+    }
+
+    /** What runs, untimed, before each timed run of {@code next}. */
+    @FunctionalInterface
+    public interface Settle {
+        void before(Runnable next);
     }
 
     /**
-     * {@link #interleaved}, running {@code settle} untimed before every timed run: a pause lets the threads the
-     * previous task left spinning (both engines' pools spin between jobs) go idle first.
+     * {@link #interleaved}, running {@code settle} untimed before every timed run, so that what the previous
+     * task left behind (threads still spinning, garbage) is not charged to the next.
      */
-    public static Measure[] settled(int warmupRounds, int rounds, Runnable settle, Runnable... tasks) {
+    public static Measure[] settled(int warmupRounds, int rounds, Settle settle, Runnable... tasks) {
         for (Runnable task : tasks) {
             for (int i = 0; i < warmupRounds; i++) {
                 task.run();
@@ -30,7 +36,7 @@ public record Measure(double medianSeconds, double minSeconds, double maxSeconds
         double[][] seconds = new double[tasks.length][rounds];
         for (int i = 0; i < rounds; i++) {
             for (int t = 0; t < tasks.length; t++) {
-                settle.run();
+                settle.before(tasks[t]);
                 long start = System.nanoTime();
                 tasks[t].run();
                 seconds[t][i] = (System.nanoTime() - start) / 1e9;
@@ -44,8 +50,8 @@ public record Measure(double medianSeconds, double minSeconds, double maxSeconds
     }
 
     /** Sleeps, untimed: a settle step for {@link #settled}. */
-    public static Runnable pause(long millis, boolean collectGarbage) {
-        return () -> {
+    public static Settle pause(long millis, boolean collectGarbage) {
+        return next -> {
             if (collectGarbage) {
                 System.gc();
             }
@@ -54,6 +60,21 @@ public record Measure(double medianSeconds, double minSeconds, double maxSeconds
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+        };
+    }
+
+    /**
+     * Runs the next task untimed, once and then until {@code millis} have passed: a settle step for {@link #settled}
+     * when the tasks are engines whose thread pools spin after a run. The previous engine's threads stop
+     * spinning and the next engine's are awake, as they are when one engine serves requests back to back.
+     * (A sleep instead leaves every engine waking from idle, and the machine's wake-up time in every figure.)
+     */
+    public static Settle runFor(long millis) {
+        return next -> {
+            long end = System.nanoTime() + millis * 1_000_000;
+            do {
+                next.run();
+            } while (System.nanoTime() < end);
         };
     }
 

@@ -30,14 +30,18 @@ import org.vectorbert.loader.ModelHome;
  * vectorbert and ONNX Runtime (Java API, CPU, MLAS) side by side on the same bert-base-uncased
  * weights and the same token ids, interleaved in one process: encoder forward 1 x 8, 1 x 128,
  * 8 x 128, fill-mask of a short query from token ids, model load; resident memory after load and
- * after the 8 x 128 pass from one fresh JVM per engine. Every timed run starts after a short
- * untimed pause, so neither engine runs while the other's threads are still spinning (both spin
- * between jobs). Prints each figure with the ratio
+ * after the 8 x 128 pass from one fresh JVM per engine. Before every timed run the same engine
+ * runs the same work untimed for {@value #SETTLE_MS} ms: ONNX Runtime's threads keep spinning for
+ * about 75 ms after a run (measured: a 13 ms vectorbert pass took 28, 25, 22, then 13 ms in the
+ * runs right after one), and a sleep instead would time every engine waking from idle. Prints each
+ * figure with the ratio
  * vectorbert / ONNX Runtime (below 1 means vectorbert is faster or smaller).
  *
  * <pre>bench/compare-onnx   (exports the ONNX model once, builds with -Ponnx, then runs this)</pre>
  */
 public final class CompareOnnx {
+    /** Untimed back-to-back running before each timed run: longer than the other engine spins. */
+    private static final int SETTLE_MS = 200;
     /** "Paris is the [MASK] of France." as bert-base-uncased's tokenizer gives it; the mask is at 4. */
     private static final long[] QUERY = {101, 3000, 2003, 1996, 103, 1997, 2605, 1012, 102};
     private static final int QUERY_MASK = 4;
@@ -152,7 +156,7 @@ public final class CompareOnnx {
         Batch batch = EncoderBenchmark.batch(size, length, bert.config().vocabSize());
         try (Inputs in = Inputs.of(env, batch)) {
             boolean large = size * length >= 1024;
-            Measure[] m = Measure.settled(large ? 3 : 30, large ? 7 : 31, Measure.pause(20, false),
+            Measure[] m = Measure.settled(large ? 3 : 30, large ? 7 : 31, Measure.runFor(SETTLE_MS),
                     () -> bert.forward(batch, BertModel.Request.lastHiddenState()),
                     () -> bf16.forward(batch, BertModel.Request.lastHiddenState()),
                     () -> in.run(encoder).close());
@@ -166,7 +170,7 @@ public final class CompareOnnx {
         Batch batch = Batch.of(Arrays.stream(QUERY).mapToInt(v -> (int) v).toArray(), new int[QUERY.length]);
         try (Inputs in = Inputs.of(env, batch)) {
             int vocab = bert.config().vocabSize();
-            Measure[] m = Measure.settled(30, 31, Measure.pause(20, false),
+            Measure[] m = Measure.settled(30, 31, Measure.runFor(SETTLE_MS),
                     () -> top5(bert.forward(batch, BertModel.Request.lastHiddenState().withMlmLogitsAt(QUERY_MASK)).mlmLogits(), 0, vocab),
                     () -> top5(bf16.forward(batch, BertModel.Request.lastHiddenState().withMlmLogitsAt(QUERY_MASK)).mlmLogits(), 0, vocab),
                     () -> {
