@@ -651,8 +651,13 @@ final class Kernels {
         return s;
     }
 
-    /** Softmax over a[off .. off+n), subtracting the maximum first so exp never overflows. */
-    static void softmax(float[] a, int off, int n) {
+    /**
+     * Softmax over a[off .. off+n), subtracting the maximum first so exp never overflows. {@code lanes} from
+     * {@code lanesOff} is scratch of L floats for the lane sum: in attention, C2 inlines this method and then
+     * stops inlining (node-count cutoff) before {@link #sum(FloatVector)}, and a vector passed to a call that is
+     * not inlined is boxed: about 100 bytes of garbage per row, 2 MB per 1 x 128 pass.
+     */
+    static void softmax(float[] a, int off, int n, float[] lanes, int lanesOff) {
         FloatVector vmax = FloatVector.broadcast(S, Float.NEGATIVE_INFINITY);
         for (int i = 0; i < n; i += L) {
             VectorMask<Float> m = S.indexInRange(i, n);
@@ -666,18 +671,34 @@ final class Kernels {
             e.intoArray(a, off + i, m);
             acc = acc.add(e, m);
         }
-        float inv = 1f / sum(acc);
+        acc.intoArray(lanes, lanesOff);
+        float inv = 1f / sumStored(lanes, lanesOff);
         for (int i = 0; i < n; i += L) {
             VectorMask<Float> m = S.indexInRange(i, n);
             FloatVector.fromArray(S, a, off + i, m).mul(inv).intoArray(a, off + i, m);
         }
     }
 
+    /** {@link #sum(FloatVector)} of a vector stored at t[off .. off+L): the same tree in scalar adds (overwrites t). */
+    static float sumStored(float[] t, int off) {
+        for (int half = L / 2; half > 0; half /= 2) {
+            for (int i = 0; i < half; i++) {
+                t[off + i] += t[off + i + half];
+            }
+        }
+        return t[off];
+    }
+
     // ---- attention ----
 
     /** Floats of scratch {@link #attentionHead} needs for a sequence of {@code seq} tokens. */
     static int attentionScratch(int seq, int headSize) {
-        return headSize * S.loopBound(seq + L - 1);
+        return headSize * keyStride(seq) + L;
+    }
+
+    /** Floats per transposed key row: the sequence rounded up to whole vectors. */
+    private static int keyStride(int seq) {
+        return S.loopBound(seq + L - 1);
     }
 
     /**
@@ -686,12 +707,14 @@ final class Kernels {
      * (0 or the float minimum); {@code scores} from {@code scoresOff} is scratch of seq·seq floats,
      * and keeps the probabilities. The context goes to the same place in {@code ctx}.
      * {@code keysT} from {@code keysOff} is scratch of {@link #attentionScratch} floats: the head's keys transposed, so
-     * a query row meets L keys per FMA instead of one dot product (and one lane sum) per key.
+     * a query row meets L keys per FMA instead of one dot product (and one lane sum) per key; then L floats for
+     * the softmax's lane sum.
      */
     static void attentionHead(float[] q, float[] k, float[] v, int hidden, int row0, int seq, int col, int headSize,
                               float[] mask, int maskOff, float[] scores, int scoresOff, float[] ctx, float[] keysT,
                               int keysOff) {
-        int stride = S.loopBound(seq + L - 1);
+        int stride = keyStride(seq);
+        int lanesOff = keysOff + headSize * stride;
         for (int d = 0; d < headSize; d++) {
             int t = keysOff + d * stride;
             for (int j = 0; j < seq; j++) {
@@ -711,7 +734,7 @@ final class Kernels {
                 VectorMask<Float> m = S.indexInRange(j, seq);
                 acc.mul(scale).add(FloatVector.fromArray(S, mask, maskOff + j, m)).intoArray(scores, si + j, m);
             }
-            softmax(scores, si, seq);
+            softmax(scores, si, seq, keysT, lanesOff);
             if (headSize == 4 * L) {
                 weightedValues4(v, hidden, row0, seq, col, scores, si, ctx, qi);
             } else {

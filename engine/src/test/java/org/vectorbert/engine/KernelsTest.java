@@ -145,16 +145,29 @@ class KernelsTest {
     }
 
     @Test
+    void storedLaneSumIsTheVectorLaneSumBitForBit() {
+        Random random = new Random(7);
+        for (int trial = 0; trial < 100; trial++) {
+            float[] lanes = new float[Kernels.L];
+            for (int i = 0; i < lanes.length; i++) {
+                lanes[i] = (float) (random.nextGaussian() * Math.pow(10, random.nextInt(9) - 4));
+            }
+            float expected = Kernels.sum(jdk.incubator.vector.FloatVector.fromArray(Kernels.S, lanes, 0));
+            assertEquals(Float.floatToIntBits(expected), Float.floatToIntBits(Kernels.sumStored(lanes, 0)));
+        }
+    }
+
+    @Test
     void softmaxIsStableAndMasked() {
         for (int n : SIZES) {
             float[] a = random(n, 30);
             a[0] += 80; // exp would overflow without subtracting the maximum
             float[] expected = ScalarKernels.softmax(a);
-            Kernels.softmax(a, 0, n);
+            Kernels.softmax(a, 0, n, new float[Kernels.L], 0);
             assertClose(expected, a, 1e-6, "n " + n);
         }
         float[] masked = {1f, 2f, -Float.MAX_VALUE, 3f};
-        Kernels.softmax(masked, 0, 4);
+        Kernels.softmax(masked, 0, 4, new float[Kernels.L], 0);
         assertEquals(0f, masked[2]);
         assertEquals(1.0, masked[0] + masked[1] + masked[3], 1e-6);
     }
