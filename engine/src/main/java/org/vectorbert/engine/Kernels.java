@@ -726,7 +726,28 @@ final class Kernels {
         for (int i = 0; i < seq; i++) {
             int qi = (row0 + i) * hidden + col;
             int si = scoresOff + i * seq;
-            for (int j = 0; j < seq; j += L) {
+            int j = 0;
+            // Four blocks of keys at once: four independent FMA chains instead of one waiting on the last.
+            for (; j + 4 * L <= stride; j += 4 * L) {
+                FloatVector a0 = FloatVector.zero(S), a1 = a0, a2 = a0, a3 = a0;
+                for (int d = 0; d < headSize; d++) {
+                    int t = keysOff + d * stride + j;
+                    FloatVector qd = FloatVector.broadcast(S, q[qi + d]);
+                    a0 = FloatVector.fromArray(S, keysT, t).fma(qd, a0);
+                    a1 = FloatVector.fromArray(S, keysT, t + L).fma(qd, a1);
+                    a2 = FloatVector.fromArray(S, keysT, t + 2 * L).fma(qd, a2);
+                    a3 = FloatVector.fromArray(S, keysT, t + 3 * L).fma(qd, a3);
+                }
+                VectorMask<Float> m0 = S.indexInRange(j, seq);
+                VectorMask<Float> m1 = S.indexInRange(j + L, seq);
+                VectorMask<Float> m2 = S.indexInRange(j + 2 * L, seq);
+                VectorMask<Float> m3 = S.indexInRange(j + 3 * L, seq);
+                a0.mul(scale).add(FloatVector.fromArray(S, mask, maskOff + j, m0)).intoArray(scores, si + j, m0);
+                a1.mul(scale).add(FloatVector.fromArray(S, mask, maskOff + j + L, m1)).intoArray(scores, si + j + L, m1);
+                a2.mul(scale).add(FloatVector.fromArray(S, mask, maskOff + j + 2 * L, m2)).intoArray(scores, si + j + 2 * L, m2);
+                a3.mul(scale).add(FloatVector.fromArray(S, mask, maskOff + j + 3 * L, m3)).intoArray(scores, si + j + 3 * L, m3);
+            }
+            for (; j < seq; j += L) {
                 FloatVector acc = FloatVector.zero(S);
                 for (int d = 0; d < headSize; d++) {
                     acc = FloatVector.fromArray(S, keysT, keysOff + d * stride + j).fma(FloatVector.broadcast(S, q[qi + d]), acc);
