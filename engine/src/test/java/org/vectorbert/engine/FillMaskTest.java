@@ -3,7 +3,10 @@ package org.vectorbert.engine;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import java.util.Arrays;
 import java.util.List;
+import java.util.Random;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.vectorbert.tokenizer.BertTokenizer;
 
@@ -60,5 +63,25 @@ class FillMaskTest {
     void textWithoutMaskIsRefused() {
         var e = assertThrows(EngineException.class, () -> fill().predict("No mask here.", 5));
         assertEquals("no [MASK] token in the text: \"No mask here.\"", e.getMessage());
+    }
+
+    @Test
+    void topKIsAStableSortOfTheProbabilities() {
+        Random random = new Random(3);
+        float[] probs = new float[1000];
+        for (int i = 0; i < probs.length; i++) {
+            probs[i] = random.nextInt(50) / 50f; // many ties
+        }
+        int[] targets = IntStream.generate(() -> random.nextInt(probs.length)).distinct().limit(200).toArray();
+        for (int[] allowed : List.of(new int[0], targets)) {
+            int[] pool = allowed.length > 0 ? allowed : IntStream.range(0, probs.length).toArray();
+            int[] sorted = Arrays.stream(pool).boxed().sorted((a, b) -> Float.compare(probs[b], probs[a]))
+                    .mapToInt(Integer::intValue).toArray();
+            for (int k : new int[] {1, 5, 64, 65, 199, 200, 1000, 5000}) {
+                int[] expected = Arrays.copyOf(sorted, Math.min(k, pool.length));
+                assertEquals(Arrays.toString(expected), Arrays.toString(FillMask.topK(probs, allowed, k)),
+                        "k " + k + ", " + allowed.length + " allowed");
+            }
+        }
     }
 }
