@@ -256,9 +256,9 @@ public final class CompareOnnx {
     private void memory(String engine) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElse("java"));
-        // The flags bin/vectorbert runs with.
-        command.addAll(List.of("--add-modules", "jdk.incubator.vector", "-XX:+UseSerialGC", "-Xmn32m", "-cp",
-                System.getProperty("java.class.path"), CompareOnnx.class.getName(), "--model", model.toString(), "--onnx",
+        // This JVM's flags: bench/compare-onnx starts it with bin/vectorbert's.
+        command.addAll(java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments());
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), CompareOnnx.class.getName(), "--model", model.toString(), "--onnx",
                 onnx.toString(), "--threads", Integer.toString(threads), "--memory-child", engine));
         Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
         String out = new String(p.getInputStream().readAllBytes()).trim();

@@ -1,0 +1,12 @@
+# Sourced by bin/vectorbert, bench/run and bench/compare-onnx: the JVM flags vectorbert runs with,
+# so what is benchmarked is what users run.
+#
+# - A small young generation: the weights (hundreds of MB of arrays) go straight to the old one
+#   instead of being copied there, and few pages of short-lived objects stay resident. Forward
+#   passes reuse their buffers, so nothing large is allocated afterwards either.
+# - The engine's methods compiled after a twentieth of the usual calls and loop iterations: the
+#   Vector API is only fast once C2 has compiled it (interpreted, each vector operation allocates),
+#   and a one-shot command spends most of its first pass waiting for that. Measured: fill-mask
+#   end to end 0.95 x the time without it; steady-state passes and long batches no slower.
+java_flags=(--add-modules jdk.incubator.vector -XX:+UseSerialGC -Xmn32m
+    -XX:CompileCommand=quiet "-XX:CompileCommand=CompileThresholdScaling,org.vectorbert.engine.*::*,0.05")
