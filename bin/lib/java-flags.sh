@@ -4,8 +4,8 @@
 # - A small young generation: the weights (hundreds of MB of arrays) go straight to the old one
 #   instead of being copied there, and few pages of short-lived objects stay resident. Forward
 #   passes reuse their buffers and allocate only their output, so a young collection is rare and
-#   short. Resident after loading bert-base-uncased: 510 MB with -Xmn32m, 497 with 16m, 487 with 8m
-#   (1.11 x the weights, whole process); fill-mask end to end no slower.
+#   short. Resident after loading bert-base-uncased (whole process): 535 MB with -Xmn32m, 521 with
+#   16m, 511 with 8m; fill-mask end to end no slower.
 # - The engine's methods compiled after a twentieth of the usual calls and loop iterations: the
 #   Vector API is only fast once C2 has compiled it (interpreted, each vector operation allocates),
 #   and a one-shot command spends most of its first pass waiting for that. Measured: fill-mask

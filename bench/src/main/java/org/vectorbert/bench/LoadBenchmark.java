@@ -57,7 +57,8 @@ public final class LoadBenchmark {
                     + " then median %.1f ms (best %.1f, worst %.1f) over %d runs%n",
                     firstMs, m.medianSeconds() * 1e3, m.minSeconds() * 1e3, m.maxSeconds() * 1e3, m.rounds());
             System.out.printf("resident memory: +%.1f MB after load, +%.1f MB after touching every weight page = %.3f x the weight bytes (checksum %s)%n",
-                    (mapped - before) / 1024.0, (touched - before) / 1024.0, (touched - before) * 1024.0 / c.byteCount(), sum != 0);
+                    (mapped - before) * 1024 / 1e6, (touched - before) * 1024 / 1e6, (touched - before) * 1024.0 / c.byteCount(),
+                    sum != 0);
         }
     }
 

@@ -267,10 +267,10 @@ public final class CompareOnnx {
         }
         long[] kb = Arrays.stream(out.substring(4).split(" ")).mapToLong(Long::parseLong).toArray();
         double weights = weightBytes();
-        String line = String.format("resident memory, %s: %.0f MB at start, %.0f MB after load (+%.0f MB = %.2f x weights),"
-                        + " %.0f MB after 8 x 128 (+%.0f MB = %.2f x weights)", engine, kb[0] / 1024.0, kb[1] / 1024.0,
-                (kb[1] - kb[0]) / 1024.0, (kb[1] - kb[0]) * 1024.0 / weights, kb[2] / 1024.0, (kb[2] - kb[0]) / 1024.0,
-                (kb[2] - kb[0]) * 1024.0 / weights);
+        String line = String.format("resident memory, %s: %.0f MB at start, %.0f MB after load (+%.0f MB = %.2f x weights;"
+                        + " whole process %.2f x), %.0f MB after 8 x 128 (+%.0f MB = %.2f x weights)", engine, mb(kb[0]), mb(kb[1]),
+                mb(kb[1] - kb[0]), mb(kb[1] - kb[0]) * 1e6 / weights, mb(kb[1]) * 1e6 / weights, mb(kb[2]), mb(kb[2] - kb[0]),
+                mb(kb[2] - kb[0]) * 1e6 / weights);
         System.out.println(line);
         memoryKb.put(engine, kb);
         if (memoryKb.size() == 3) {
@@ -279,11 +279,16 @@ public final class CompareOnnx {
             long[] theirs = memoryKb.get("onnxruntime");
             for (int at = 1; at <= 2; at++) {
                 table.add(String.format("| resident memory after %s (whole process) | %.0f MB | %.0f MB | %.0f MB | %.2f | %.2f |",
-                        at == 1 ? "load" : "8 x 128", ours[at] / 1024.0, bf16[at] / 1024.0, theirs[at] / 1024.0,
+                        at == 1 ? "load" : "8 x 128", mb(ours[at]), mb(bf16[at]), mb(theirs[at]),
                         (double) ours[at] / theirs[at], (double) bf16[at] / theirs[at]));
             }
             System.out.println();
         }
+    }
+
+    /** kB (as /proc reports them) in MB of 10^6 bytes, the unit the weights are counted in. */
+    private static double mb(long kb) {
+        return kb * 1024 / 1e6;
     }
 
     /** In a fresh JVM: RSS at start, after loading, after one 8 x 128 pass; printed as "rss a b c" (kB). */
