@@ -1,7 +1,6 @@
 package org.vectorbert.loader;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -38,7 +37,6 @@ public record BertConfig(
     /** Activations the engine implements, by their Hugging Face names. */
     public static final List<String> ACTIVATIONS = List.of("gelu", "gelu_new", "gelu_pytorch_tanh", "relu");
 
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     public BertConfig {
         architectures = architectures == null ? List.of() : List.copyOf(architectures);
@@ -126,7 +124,7 @@ public record BertConfig(
 
     /** This configuration as Hugging Face config.json fields (plus vectorbert's pre-LN fields when set). */
     public ObjectNode toJson() {
-        ObjectNode o = JSON.createObjectNode();
+        ObjectNode o = Json.object();
         var arch = o.putArray("architectures");
         architectures.forEach(arch::add);
         o.put("model_type", modelType);

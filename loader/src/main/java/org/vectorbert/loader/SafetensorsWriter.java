@@ -41,7 +41,7 @@ public final class SafetensorsWriter implements AutoCloseable {
         this.target = target;
         this.partial = AtomicFiles.partial(target);
         this.specs = List.copyOf(specs);
-        ObjectNode header = Json.MAPPER.createObjectNode();
+        ObjectNode header = Json.object();
         if (!metadata.isEmpty()) {
             ObjectNode meta = header.putObject("__metadata__");
             // Sorted, so the same tensors always give the same bytes (Map.of iterates in a per-run order).

@@ -64,7 +64,7 @@ public final class TfImport {
             AtomicFiles.write(outDir.resolve("tokenizer_config.json"),
                     ("{\"do_lower_case\": " + lowercase + ", \"model_max_length\": " + config.maxPositionEmbeddings() + "}\n")
                             .getBytes(StandardCharsets.UTF_8));
-            AtomicFiles.write(outDir.resolve("config.json"), Json.MAPPER.writerWithDefaultPrettyPrinter()
+            AtomicFiles.write(outDir.resolve("config.json"), Json.mapper().writerWithDefaultPrettyPrinter()
                     .writeValueAsBytes(config.toJson()));
             return config;
         } catch (IOException e) {
