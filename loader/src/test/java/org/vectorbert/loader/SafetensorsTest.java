@@ -166,6 +166,7 @@ class SafetensorsTest {
                 + "\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,8]}}", new byte[8]), "Duplicate field 'a'");
         assertRefused(raw("{\"a\": 5}", new byte[0]), "tensor 'a' must be described by an object");
         assertRefused(raw("{\"a\": {\"dtype\": \"F32\"", new byte[0]), "cannot parse");
+        assertRefused(raw("{} {}", new byte[0]), "after the document");
     }
 
     @Test
