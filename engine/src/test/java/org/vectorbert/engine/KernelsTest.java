@@ -1,10 +1,15 @@
 package org.vectorbert.engine;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.foreign.MemorySegment;
+import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.vectorbert.loader.DType;
+import org.vectorbert.loader.Tensor;
 
 /** Each SIMD kernel against its scalar twin over random shapes, most not multiples of the vector length. */
 class KernelsTest {
@@ -50,7 +55,7 @@ class KernelsTest {
 
     @Test
     void packedLinearMatchesItsTwinForEveryShape() {
-        for (int rows : new int[] {1, 2, 3, 4, 5, 8, 9}) {
+        for (int rows : new int[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13}) {
             for (int in : SIZES) {
                 for (int out : new int[] {1, 3, 16, 17, 63, 64, 65, 130, 200}) {
                     float[] x = random(rows * in, 1);
@@ -61,6 +66,37 @@ class KernelsTest {
                     assertClose(ScalarKernels.linear(x, rows, in, w, b, out), y, 1e-5, "packed " + rows + "x" + in + " -> " + out);
                     Kernels.linear(x, rows, PackedMatrix.pack(w, out, in, null), y);
                     assertClose(ScalarKernels.linear(x, rows, in, w, null, out), y, 1e-5, "packed, no bias");
+                }
+            }
+        }
+    }
+
+    /** Tiles of 4, 5, 6 and single rows sum in one order: a row's output does not depend on its batch. */
+    @Test
+    void packedRowsGiveTheSameBitsAloneAndInAnyBatch() {
+        int in = 96;
+        int out = 130;
+        float[] w = random(out * in, 0.5f);
+        for (int i = 0; i < w.length; i++) {
+            w[i] = Float.intBitsToFloat(PackedMatrix.bf16(w[i]) << 16); // exact in bf16, so both precisions agree
+        }
+        float[] b = random(out, 1);
+        Tensor weight = new Tensor("w", DType.F32, new long[] {out, in}, MemorySegment.ofArray(w));
+        Tensor bias = new Tensor("b", DType.F32, new long[] {out}, MemorySegment.ofArray(b));
+        PackedMatrix f32 = PackedMatrix.pack(weight, bias, Precision.F32);
+        PackedMatrix bf16 = PackedMatrix.pack(weight, bias, Precision.BF16);
+        float[] x = random(13 * in, 1);
+        float[][] alone = new float[13][out];
+        for (int r = 0; r < 13; r++) {
+            Kernels.linear(java.util.Arrays.copyOfRange(x, r * in, (r + 1) * in), 1, f32, alone[r]);
+        }
+        for (int rows = 1; rows <= 13; rows++) {
+            for (PackedMatrix m : List.of(f32, bf16)) {
+                float[] y = new float[rows * out];
+                Kernels.linear(x, rows, m, y);
+                for (int r = 0; r < rows; r++) {
+                    assertArrayEquals(alone[r], java.util.Arrays.copyOfRange(y, r * out, (r + 1) * out),
+                            "row " + r + " of " + rows + (m.pairs != null ? ", bf16" : ""));
                 }
             }
         }
