@@ -8,7 +8,6 @@ import org.vectorbert.engine.BertModel;
 import org.vectorbert.engine.FillMask;
 import org.vectorbert.engine.Parallel;
 import org.vectorbert.loader.BertConfig;
-import org.vectorbert.loader.ModelHome;
 
 /**
  * Encoder forward time and achieved GFLOP/s for batch 1 x 8, 1 x 128 and 8 x 128 tokens (hidden
@@ -20,18 +19,7 @@ public final class EncoderBenchmark {
     private EncoderBenchmark() {}
 
     public static void main(String[] args) {
-        Path model = null;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--model" -> model = Path.of(args[++i]);
-                case "--threads" -> Parallel.setThreads(Integer.parseInt(args[++i]));
-                default -> {
-                    System.err.println("usage: bench/run encoder [--model DIR] [--threads N]");
-                    System.exit(2);
-                }
-            }
-        }
-        Path dir = model != null ? model : ModelHome.ensureDefaultModel(System.err::println, (d, t) -> { });
+        Path dir = ModelArgs.modelDirectory(args, "bench/run encoder [--model DIR] [--threads N]");
         try (FillMask fill = FillMask.load(dir)) {
             BertModel bert = fill.model();
             System.out.printf("model %s, %d threads, %s%n", dir, Parallel.threads(), Runtime.version());

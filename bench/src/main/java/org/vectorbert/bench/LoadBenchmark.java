@@ -5,7 +5,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import org.vectorbert.loader.BertCheckpoint;
-import org.vectorbert.loader.ModelHome;
 import org.vectorbert.loader.Tensor;
 
 /**
@@ -19,8 +18,7 @@ public final class LoadBenchmark {
     private LoadBenchmark() {}
 
     public static void main(String[] args) throws IOException {
-        Path model = args.length == 2 && args[0].equals("--model") ? Path.of(args[1])
-                : ModelHome.ensureDefaultModel(System.err::println, (done, total) -> { });
+        Path model = ModelArgs.modelDirectory(args, "bench/run load [--model DIR]");
         // Warm the page cache, as a second run of the command would find it.
         try (var files = Files.list(model)) {
             for (Path f : files.filter(p -> p.toString().endsWith(".safetensors")).toList()) {

@@ -11,7 +11,6 @@ import org.vectorbert.engine.BertModel;
 import org.vectorbert.engine.FillMask;
 import org.vectorbert.engine.Parallel;
 import org.vectorbert.engine.Precision;
-import org.vectorbert.loader.ModelHome;
 
 /**
  * bf16 against f32 on the real weights: fill-mask agreement over the queries in
@@ -24,18 +23,7 @@ public final class PrecisionBenchmark {
     private PrecisionBenchmark() {}
 
     public static void main(String[] args) throws IOException {
-        Path model = null;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--model" -> model = Path.of(args[++i]);
-                case "--threads" -> Parallel.setThreads(Integer.parseInt(args[++i]));
-                default -> {
-                    System.err.println("usage: bench/run bf16 [--model DIR] [--threads N]");
-                    System.exit(2);
-                }
-            }
-        }
-        Path dir = model != null ? model : ModelHome.ensureDefaultModel(System.err::println, (d, t) -> { });
+        Path dir = ModelArgs.modelDirectory(args, "bench/run bf16 [--model DIR] [--threads N]");
         List<String> queries;
         try (InputStream in = PrecisionBenchmark.class.getResourceAsStream("/fill-mask-queries.txt")) {
             queries = new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().filter(l -> !l.isBlank()).toList();
