@@ -221,11 +221,9 @@ public final class BertModel implements AutoCloseable {
         final float[] keysT;
 
         Workspace(Batch batch, BertConfig c, Workspace old) {
-            int tasks = batch.size() * c.numAttentionHeads();
-            rows = Math.max(batch.size() * batch.length(), old == null ? 0 : old.rows);
-            scoreCount = Math.max(tasks * batch.length() * batch.length(), old == null ? 0 : old.scoreCount);
-            scratchCount = Math.max(tasks * Kernels.attentionScratch(batch.length(), c.headSize()),
-                    old == null ? 0 : old.scratchCount);
+            rows = Math.max(rows(batch), old == null ? 0 : old.rows);
+            scoreCount = Math.max(scores(batch, c), old == null ? 0 : old.scoreCount);
+            scratchCount = Math.max(scratch(batch, c), old == null ? 0 : old.scratchCount);
             mask = new float[rows];
             q = new float[rows * c.hiddenSize()];
             k = new float[q.length];
@@ -238,9 +236,21 @@ public final class BertModel implements AutoCloseable {
         }
 
         boolean fits(Batch batch, BertConfig c) {
-            int tasks = batch.size() * c.numAttentionHeads();
-            return batch.size() * batch.length() <= rows && tasks * batch.length() * batch.length() <= scoreCount
-                    && tasks * Kernels.attentionScratch(batch.length(), c.headSize()) <= scratchCount;
+            return rows(batch) <= rows && scores(batch, c) <= scoreCount && scratch(batch, c) <= scratchCount;
+        }
+
+        private static int rows(Batch batch) {
+            return batch.size() * batch.length();
+        }
+
+        /** Attention probabilities: one seq x seq block per sequence and head. */
+        private static int scores(Batch batch, BertConfig c) {
+            return batch.size() * c.numAttentionHeads() * batch.length() * batch.length();
+        }
+
+        /** Attention scratch: one block per sequence and head. */
+        private static int scratch(Batch batch, BertConfig c) {
+            return batch.size() * c.numAttentionHeads() * Kernels.attentionScratch(batch.length(), c.headSize());
         }
     }
 
