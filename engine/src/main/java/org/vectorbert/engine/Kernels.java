@@ -1120,12 +1120,56 @@ final class Kernels {
                 acc.mul(scale).add(FloatVector.fromArray(S, mask, maskOff + j, m)).intoArray(scores, si + j, m);
             }
             softmax(scores, si, seq, keysT, lanesOff);
-            if (headSize == 4 * L) {
-                weightedValues4(v, hidden, row0, seq, col, scores, si, ctx, qi);
-            } else {
-                weightedValues(v, hidden, row0, seq, col, headSize, scores, si, ctx, qi);
+        }
+        int i = 0;
+        if (headSize == 4 * L) {
+            for (; i + 2 <= seq; i += 2) {
+                weightedValues4x2(v, hidden, row0, seq, col, scores, scoresOff + i * seq, ctx, (row0 + i) * hidden + col);
             }
         }
+        for (; i < seq; i++) {
+            int qi = (row0 + i) * hidden + col;
+            if (headSize == 4 * L) {
+                weightedValues4(v, hidden, row0, seq, col, scores, scoresOff + i * seq, ctx, qi);
+            } else {
+                weightedValues(v, hidden, row0, seq, col, headSize, scores, scoresOff + i * seq, ctx, qi);
+            }
+        }
+    }
+
+    /**
+     * {@link #weightedValues4} for two query rows (probabilities at pOff and pOff + seq, context at out and
+     * out + hidden): each value vector loaded once for eight accumulators. Four alone wait on their own FMAs.
+     */
+    private static void weightedValues4x2(float[] v, int hidden, int row0, int seq, int col, float[] p, int pOff,
+                                          float[] ctx, int out) {
+        FloatVector a0 = FloatVector.zero(S), a1 = a0, a2 = a0, a3 = a0;
+        FloatVector b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+        for (int j = 0; j < seq; j++) {
+            int vj = (row0 + j) * hidden + col;
+            FloatVector v0 = FloatVector.fromArray(S, v, vj);
+            FloatVector v1 = FloatVector.fromArray(S, v, vj + L);
+            FloatVector v2 = FloatVector.fromArray(S, v, vj + 2 * L);
+            FloatVector v3 = FloatVector.fromArray(S, v, vj + 3 * L);
+            FloatVector pa = FloatVector.broadcast(S, p[pOff + j]);
+            FloatVector pb = FloatVector.broadcast(S, p[pOff + seq + j]);
+            a0 = v0.fma(pa, a0);
+            a1 = v1.fma(pa, a1);
+            a2 = v2.fma(pa, a2);
+            a3 = v3.fma(pa, a3);
+            b0 = v0.fma(pb, b0);
+            b1 = v1.fma(pb, b1);
+            b2 = v2.fma(pb, b2);
+            b3 = v3.fma(pb, b3);
+        }
+        a0.intoArray(ctx, out);
+        a1.intoArray(ctx, out + L);
+        a2.intoArray(ctx, out + 2 * L);
+        a3.intoArray(ctx, out + 3 * L);
+        b0.intoArray(ctx, out + hidden);
+        b1.intoArray(ctx, out + hidden + L);
+        b2.intoArray(ctx, out + hidden + 2 * L);
+        b3.intoArray(ctx, out + hidden + 3 * L);
     }
 
     /** ctx[out..+4L) = Σj p[j]·v[row0+j][col..+4L): one pass over the values, four accumulators. */
