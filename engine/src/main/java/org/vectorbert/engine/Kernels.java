@@ -212,7 +212,7 @@ final class Kernels {
     /**
      * {@code out[r][o] = Σk x[r][k]·W[o][k] + b[o]}, W and b packed ({@link PackedMatrix}); out is
      * [rows, W.out]. Panels are split across the threads; each starts its output from the bias,
-     * then adds the products in 4-row by 64-column tiles (16 accumulators fed by broadcast FMAs).
+     * then adds the products in 64-column tiles of 4 rows (16 accumulators fed by broadcast FMAs), 5 or 6 for the rest.
      * Blocking the inputs so a panel's block stays in L1 measured slower: L2 keeps up. The tile kernels have no masks and no branches in
      * them: small enough that C2 keeps every vector in a register (a larger body with masked
      * stores ran five times slower once compiled). A short last panel goes through a scratch tile.
