@@ -20,26 +20,25 @@ public final class EncoderBenchmark {
 
     public static void main(String[] args) {
         Path dir = ModelArgs.modelDirectory(args, "bench/run encoder [--model DIR] [--threads N]");
-        try (FillMask fill = FillMask.load(dir)) {
-            BertModel bert = fill.model();
-            System.out.printf("model %s, %d threads, %s%n", dir, Parallel.threads(), Runtime.version());
-            for (int[] shape : new int[][] {{1, 8}, {1, 128}, {8, 128}}) {
-                Batch batch = batch(shape[0], shape[1], bert.config().vocabSize());
-                boolean large = shape[0] * shape[1] >= 1024;
-                // Short passes get more warm-up: the JIT must have compiled every kernel before timing starts.
-                Measure m = Measure.of(large ? 3 : 30, large ? 5 : 21, () -> bert.forward(batch, BertModel.Request.lastHiddenState()));
-                double gflop = flops(bert.config(), shape[0], shape[1]) / 1e9;
-                long allocated = allocatedBy(() -> bert.forward(batch, BertModel.Request.lastHiddenState()));
-                System.out.printf("encoder %d x %-3d: median %7.1f ms (best %7.1f), %.1f GFLOP, %.0f GFLOP/s;"
-                                + " allocated per pass %.2f MB (the hidden-state output is %.2f MB)%n",
-                        shape[0], shape[1], m.medianSeconds() * 1e3, m.minSeconds() * 1e3, gflop, gflop / m.medianSeconds(),
-                        allocated / 1e6, 4.0 * shape[0] * shape[1] * bert.config().hiddenSize() / 1e6);
-            }
-            String query = "Paris is the [MASK] of France.";
-            Measure m = Measure.of(30, 21, () -> fill.predict(query, 5));
-            System.out.printf("fill-mask \"%s\" (tokenize, encode, MLM row, top-5): median %.1f ms (best %.1f)%n", query,
-                    m.medianSeconds() * 1e3, m.minSeconds() * 1e3);
+        FillMask fill = FillMask.load(dir.toString());
+        BertModel bert = fill.model();
+        System.out.printf("model %s, %d threads, %s%n", dir, Parallel.threads(), Runtime.version());
+        for (int[] shape : new int[][] {{1, 8}, {1, 128}, {8, 128}}) {
+            Batch batch = batch(shape[0], shape[1], bert.config().vocabSize());
+            boolean large = shape[0] * shape[1] >= 1024;
+            // Short passes get more warm-up: the JIT must have compiled every kernel before timing starts.
+            Measure m = Measure.of(large ? 3 : 30, large ? 5 : 21, () -> bert.forward(batch, BertModel.Request.lastHiddenState()));
+            double gflop = flops(bert.config(), shape[0], shape[1]) / 1e9;
+            long allocated = allocatedBy(() -> bert.forward(batch, BertModel.Request.lastHiddenState()));
+            System.out.printf("encoder %d x %-3d: median %7.1f ms (best %7.1f), %.1f GFLOP, %.0f GFLOP/s;"
+                            + " allocated per pass %.2f MB (the hidden-state output is %.2f MB)%n",
+                    shape[0], shape[1], m.medianSeconds() * 1e3, m.minSeconds() * 1e3, gflop, gflop / m.medianSeconds(),
+                    allocated / 1e6, 4.0 * shape[0] * shape[1] * bert.config().hiddenSize() / 1e6);
         }
+        String query = "Paris is the [MASK] of France.";
+        Measure m = Measure.of(30, 21, () -> fill.predict(query));
+        System.out.printf("fill-mask \"%s\" (tokenize, encode, MLM row, top-5): median %.1f ms (best %.1f)%n", query,
+                m.medianSeconds() * 1e3, m.minSeconds() * 1e3);
     }
 
     /** Bytes the JVM's threads allocated while {@code task} ran (the kernel threads included). */

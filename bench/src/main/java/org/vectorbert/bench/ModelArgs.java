@@ -2,10 +2,10 @@ package org.vectorbert.bench;
 
 import java.nio.file.Path;
 import org.vectorbert.engine.Parallel;
-import org.vectorbert.loader.ModelHome;
+import org.vectorbert.loader.ModelResolver;
 
 /** The {@code --model DIR} and {@code --threads N} options the model benchmarks share. */
-final class ModelArgs {
+public final class ModelArgs {
     private ModelArgs() {}
 
     /**
@@ -24,7 +24,20 @@ final class ModelArgs {
                 default -> exitWithUsage(usage);
             }
         }
-        return model != null ? model : ModelHome.ensureDefaultModel(System.err::println, (done, total) -> { });
+        return model != null ? model : defaultModel();
+    }
+
+    /** The default model, fetched and converted on first use, saying so on stderr. */
+    public static Path defaultModel() {
+        return ModelResolver.resolve(null, new ModelResolver.Listener() {
+            @Override
+            public void log(String message) {
+                System.err.println(message);
+            }
+
+            @Override
+            public void progress(String task, long done, long total) {}
+        });
     }
 
     private static int positive(String value, String usage) {

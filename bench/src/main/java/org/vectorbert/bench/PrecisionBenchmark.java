@@ -9,6 +9,7 @@ import java.util.List;
 import org.vectorbert.engine.Batch;
 import org.vectorbert.engine.BertModel;
 import org.vectorbert.engine.FillMask;
+import org.vectorbert.engine.FillMaskOptions;
 import org.vectorbert.engine.Parallel;
 import org.vectorbert.engine.Precision;
 
@@ -28,13 +29,13 @@ public final class PrecisionBenchmark {
         try (InputStream in = PrecisionBenchmark.class.getResourceAsStream("/fill-mask-queries.txt")) {
             queries = new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().filter(l -> !l.isBlank()).toList();
         }
-        try (FillMask f32 = FillMask.load(dir, Precision.F32); FillMask bf16 = FillMask.load(dir, Precision.BF16)) {
-            System.out.printf("model %s, %d threads, %s%n", dir, Parallel.threads(), Runtime.version());
-            System.out.printf("weights held: f32 %.1f MB, bf16 %.1f MB (%.2f x)%n", f32.model().weightBytes() / 1e6,
-                    bf16.model().weightBytes() / 1e6, (double) bf16.model().weightBytes() / f32.model().weightBytes());
-            accuracy(queries, f32, bf16);
-            speed(f32, bf16);
-        }
+        FillMask f32 = FillMask.load(dir.toString(), FillMaskOptions.defaults());
+        FillMask bf16 = FillMask.load(dir.toString(), FillMaskOptions.defaults().withPrecision(Precision.BF16));
+        System.out.printf("model %s, %d threads, %s%n", dir, Parallel.threads(), Runtime.version());
+        System.out.printf("weights held: f32 %.1f MB, bf16 %.1f MB (%.2f x)%n", f32.model().weightBytes() / 1e6,
+                bf16.model().weightBytes() / 1e6, (double) bf16.model().weightBytes() / f32.model().weightBytes());
+        accuracy(queries, f32, bf16);
+        speed(f32, bf16);
     }
 
     private static void accuracy(List<String> queries, FillMask f32, FillMask bf16) {
@@ -46,8 +47,8 @@ public final class PrecisionBenchmark {
         double sumHidden = 0;
         long values = 0;
         for (String q : queries) {
-            List<FillMask.Candidate> a = f32.predict(q, 5).getFirst();
-            List<FillMask.Candidate> b = bf16.predict(q, 5).getFirst();
+            List<FillMask.Candidate> a = f32.predict(q).candidates();
+            List<FillMask.Candidate> b = bf16.predict(q).candidates();
             if (a.getFirst().token() == b.getFirst().token()) {
                 top1++;
             }
@@ -97,7 +98,7 @@ public final class PrecisionBenchmark {
                     m[1].medianSeconds() / m[0].medianSeconds());
         }
         String query = "Paris is the [MASK] of France.";
-        Measure[] m = Measure.interleaved(30, 31, () -> f32.predict(query, 5), () -> bf16.predict(query, 5));
+        Measure[] m = Measure.interleaved(30, 31, () -> f32.predict(query), () -> bf16.predict(query));
         System.out.printf("fill-mask \"%s\": f32 %.1f ms, bf16 %.1f ms (median): bf16/f32 %.2f%n", query, m[0].medianMs(),
                 m[1].medianMs(), m[1].medianSeconds() / m[0].medianSeconds());
     }

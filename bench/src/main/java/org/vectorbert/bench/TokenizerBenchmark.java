@@ -7,7 +7,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
-import org.vectorbert.loader.ModelHome;
 import org.vectorbert.tokenizer.BertTokenizer;
 import org.vectorbert.tokenizer.Encoding;
 
@@ -42,7 +41,7 @@ public final class TokenizerBenchmark {
         }
         BertTokenizer tokenizer = vocab != null
                 ? BertTokenizer.fromVocab(vocab)
-                : BertTokenizer.fromDirectory(ModelHome.ensureDefaultModel(System.err::println, (d, t) -> { }));
+                : BertTokenizer.fromDirectory(ModelArgs.defaultModel());
 
         List<String> paragraphs = new ArrayList<>();
         long bytes = 0;

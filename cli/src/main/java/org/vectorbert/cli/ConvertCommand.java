@@ -2,9 +2,9 @@ package org.vectorbert.cli;
 
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import org.vectorbert.convert.TfImport;
 import org.vectorbert.loader.BertCheckpoint;
 import org.vectorbert.loader.BertConfig;
-import org.vectorbert.loader.TfImport;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;

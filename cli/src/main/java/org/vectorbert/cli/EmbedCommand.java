@@ -5,10 +5,12 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.vectorbert.engine.EmbeddingOptions;
 import org.vectorbert.engine.Embeddings;
+import org.vectorbert.engine.EngineException;
+import org.vectorbert.engine.Pooling;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -68,13 +70,13 @@ final class EmbedCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        Embeddings.Pooling mode = switch (pooling.toLowerCase(Locale.ROOT)) {
-            case "cls" -> Embeddings.Pooling.CLS;
-            case "mean" -> Embeddings.Pooling.MEAN;
-            case "pooler" -> Embeddings.Pooling.POOLER;
-            case "none" -> null;
-            default -> throw new UserError("unknown --pooling '" + pooling + "' (expected cls, mean, pooler or none)");
-        };
+        boolean tokenVectors = pooling.equalsIgnoreCase("none");
+        Pooling mode;
+        try {
+            mode = tokenVectors ? Pooling.CLS : Pooling.parse(pooling);
+        } catch (EngineException e) {
+            throw new UserError("unknown --pooling '" + pooling + "' (expected cls, mean, pooler or none)");
+        }
         if (attentions && (!json || output != null)) {
             throw new UserError("--attentions needs --json (and no --output)");
         }
@@ -85,26 +87,27 @@ final class EmbedCommand implements Callable<Integer> {
             throw new UserError("--batch-size must be positive, was " + batchSize);
         }
         PrintWriter out = spec.commandLine().getOut();
-        try (Embeddings embeddings = Embeddings.load(modelOptions.directory(spec.commandLine().getErr()), truncate, modelOptions.precision());
-             NpyOutput npy = output == null ? null : mode == null
-                     ? NpyOutput.tokenVectors(output, embeddings.model().config().hiddenSize())
-                     : NpyOutput.pooled(output, embeddings.model().config().hiddenSize())) {
+        EmbeddingOptions options = EmbeddingOptions.defaults().withPrecision(modelOptions.precision()).withPooling(mode)
+                .withNormalize(normalize).withTruncate(truncate);
+        Embeddings embeddings = Embeddings.load(modelOptions.directory(spec.commandLine().getErr()).toString(), options);
+        try (NpyOutput npy = output == null ? null : tokenVectors
+                     ? NpyOutput.tokenVectors(output, embeddings.dimension())
+                     : NpyOutput.pooled(output, embeddings.dimension())) {
             RunProgress progress = new RunProgress(spec.commandLine().getErr(), "embed:", file != null);
             TextInput.forEachBatch(texts, file, System.in, batchSize, (batch, read, total) -> {
                 if (pair == null && batch.stream().anyMatch(String::isEmpty)) {
                     throw new UserError("cannot embed an empty text");
                 }
                 List<String> seconds = pair == null ? null : java.util.Collections.nCopies(batch.size(), pair);
-                List<Embeddings.Result> results = embeddings.embedAll(batch, seconds, mode, normalize, attentions);
+                List<Embeddings.Result> results = embeddings.run(batch, seconds, tokenVectors, attentions);
                 long tokens = 0;
                 for (int i = 0; i < results.size(); i++) {
                     Embeddings.Result result = results.get(i);
-                    tokens += result.tokens().ids().length;
+                    tokens += result.ids().length;
                     if (npy != null) {
-                        npy.add(mode == null ? result.tokens().vectors() : result.pooled(),
-                                mode == null ? result.tokens().ids().length : 1);
+                        npy.add(tokenVectors ? result.tokenVectors() : result.pooled(), tokenVectors ? result.ids().length : 1);
                     } else {
-                        Map<String, Object> o = object(result, mode == null);
+                        Map<String, Object> o = object(result, tokenVectors, embeddings.dimension());
                         out.println(json ? JsonText.of(o) : summary(batch.get(i), o));
                     }
                 }
@@ -120,14 +123,13 @@ final class EmbedCommand implements Callable<Integer> {
     }
 
     /** The JSON object for one text, in Hugging Face's field names. */
-    private static Map<String, Object> object(Embeddings.Result result, boolean tokenVectors) {
-        Embeddings.TokenVectors tokens = result.tokens();
+    private static Map<String, Object> object(Embeddings.Result result, boolean tokenVectors, int hidden) {
         Map<String, Object> o = new LinkedHashMap<>();
-        o.put("input_ids", tokens.ids());
+        o.put("input_ids", result.ids());
         if (tokenVectors) {
-            float[][] rows = new float[tokens.ids().length][];
+            float[][] rows = new float[result.ids().length][];
             for (int t = 0; t < rows.length; t++) {
-                rows[t] = java.util.Arrays.copyOfRange(tokens.vectors(), t * tokens.hidden(), (t + 1) * tokens.hidden());
+                rows[t] = java.util.Arrays.copyOfRange(result.tokenVectors(), t * hidden, (t + 1) * hidden);
             }
             o.put("last_hidden_state", rows);
         } else {

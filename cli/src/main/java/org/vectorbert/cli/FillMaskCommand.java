@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.vectorbert.engine.FillMask;
+import org.vectorbert.engine.FillMaskOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -52,17 +53,17 @@ final class FillMaskCommand implements Callable<Integer> {
             throw new UserError("--top-k must be positive, was " + topK);
         }
         PrintWriter out = spec.commandLine().getOut();
-        try (FillMask fill = FillMask.load(modelOptions.directory(spec.commandLine().getErr()), modelOptions.precision())) {
-            RunProgress progress = new RunProgress(spec.commandLine().getErr(), "fill-mask:", file != null);
-            TextInput.forEachBatch(texts, file, System.in, 1, (batch, read, total) -> {
-                String text = batch.getFirst();
-                FillMask.Prediction prediction = fill.predictWithTokens(text, topK, targets);
-                out.println(json ? toJson(prediction.masks()) : table(text, prediction.masks()));
-                out.flush();
-                progress.done(1, prediction.tokens(), read, total);
-            });
-            progress.finish();
-        }
+        FillMaskOptions options = new FillMaskOptions(modelOptions.precision(), topK, targets);
+        FillMask fill = FillMask.load(modelOptions.directory(spec.commandLine().getErr()).toString(), options);
+        RunProgress progress = new RunProgress(spec.commandLine().getErr(), "fill-mask:", file != null);
+        TextInput.forEachBatch(texts, file, System.in, 1, (batch, read, total) -> {
+            String text = batch.getFirst();
+            FillMask.Prediction prediction = fill.predict(text);
+            out.println(json ? toJson(prediction.masks()) : table(text, prediction.masks()));
+            out.flush();
+            progress.done(1, prediction.tokens(), read, total);
+        });
+        progress.finish();
         return 0;
     }
 

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.vectorbert.engine.BertModel;
 import org.vectorbert.loader.BertCheckpoint;
 import org.vectorbert.loader.BertConfig;
 import org.vectorbert.loader.DType;
@@ -56,7 +57,8 @@ final class InspectCommand implements Callable<Integer> {
                 k.preLayerNorm() ? "pre-LN" + (k.finalLayerNorm() ? " + final LayerNorm" : "") : "post-LN"));
         b.append(String.format("tensors:    %d, %,d parameters, %,d bytes (%s)%n", c.tensors().size(), c.parameterCount(),
                 c.byteCount(), dtypeSummary(c)));
-        b.append(String.format("heads:      pooler %s, masked-LM %s%n", c.hasPooler() ? "yes" : "no", c.hasMlmHead() ? "yes" : "no"));
+        BertModel.Heads heads = BertModel.Heads.of(c);
+        b.append(String.format("heads:      pooler %s, masked-LM %s%n", heads.pooler() ? "yes" : "no", heads.mlmHead() ? "yes" : "no"));
         int width = c.tensors().keySet().stream().mapToInt(String::length).max().orElse(4);
         b.append('\n').append(String.format("%-" + width + "s  %-5s  %s%n", "name", "dtype", "shape"));
         for (Tensor t : c.tensors().values()) {
@@ -80,8 +82,9 @@ final class InspectCommand implements Callable<Integer> {
         o.put("tensor_count", c.tensors().size());
         o.put("parameters", c.parameterCount());
         o.put("bytes", c.byteCount());
-        o.put("pooler", c.hasPooler());
-        o.put("mlm_head", c.hasMlmHead());
+        BertModel.Heads heads = BertModel.Heads.of(c);
+        o.put("pooler", heads.pooler());
+        o.put("mlm_head", heads.mlmHead());
         ArrayNode tensors = o.putArray("tensors");
         for (Tensor t : c.tensors().values()) {
             ObjectNode n = tensors.addObject();

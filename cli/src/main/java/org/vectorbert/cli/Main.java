@@ -7,9 +7,8 @@ import java.io.InputStream;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.util.Properties;
-import org.vectorbert.engine.EngineException;
-import org.vectorbert.loader.LoaderException;
-import org.vectorbert.tokenizer.TokenizerException;
+import org.vectorbert.common.VectorbertException;
+import org.vectorbert.engine.TextTooLongException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -61,8 +60,10 @@ public final class Main {
     private static int report(Exception e, CommandLine cli, CommandLine.ParseResult parsed) {
         PrintWriter err = cli.getErr();
         int code;
-        if (e instanceof UserError || e instanceof TokenizerException || e instanceof LoaderException
-                || e instanceof EngineException) {
+        if (e instanceof TextTooLongException tooLong) {
+            err.println("vectorbert: " + tooLong.getMessage() + hint(cli, tooLong));
+            code = EXIT_USAGE;
+        } else if (e instanceof VectorbertException) {
             err.println("vectorbert: " + e.getMessage());
             code = EXIT_USAGE;
         } else if (e instanceof UncheckedIOException io) {
@@ -77,6 +78,11 @@ public final class Main {
         }
         err.flush();
         return code;
+    }
+
+    /** The option that lets the command take a text that long, where it has one. */
+    private static String hint(CommandLine cli, TextTooLongException e) {
+        return cli.getCommandSpec().optionsMap().containsKey("--truncate") ? " (--truncate)" : "";
     }
 
     static final class Version implements CommandLine.IVersionProvider {

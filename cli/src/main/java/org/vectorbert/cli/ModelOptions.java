@@ -2,6 +2,7 @@ package org.vectorbert.cli;
 
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import org.vectorbert.engine.EngineException;
 import org.vectorbert.engine.Parallel;
 import org.vectorbert.engine.Precision;
 import org.vectorbert.loader.ModelResolver;
@@ -37,7 +38,7 @@ final class ModelOptions {
     Precision precision() {
         try {
             return Precision.parse(dtype);
-        } catch (IllegalArgumentException e) {
+        } catch (EngineException e) {
             throw new UserError("--dtype: " + e.getMessage());
         }
     }

@@ -8,23 +8,19 @@ import static org.vectorbert.cli.TokenizeCommandTest.run;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.vectorbert.loader.BertBaseUncasedArtifact;
+import org.vectorbert.convert.RealModels;
 
 /** {@code vectorbert convert} and {@code vectorbert inspect} on the real checkpoint and on broken ones. */
 class CheckpointCommandsTest {
     @TempDir
     Path dir;
 
-    static Path jar() throws URISyntaxException {
-        String url = CheckpointCommandsTest.class.getClassLoader()
-                .getResource(BertBaseUncasedArtifact.SAVED_MODEL_ENTRY).toString();
-        return Path.of(new URI(url.substring("jar:".length(), url.indexOf("!/"))));
+    static Path jar() {
+        return RealModels.bertBaseUncasedJar();
     }
 
     /** Convert the Maven Central jar through the CLI, inspect the result, then a truncated copy of it. */

@@ -18,7 +18,7 @@ import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.vectorbert.loader.BertBaseUncasedArtifact;
+import org.vectorbert.convert.BertBaseUncasedArtifact;
 import picocli.CommandLine;
 
 /** {@code vectorbert tokenize} end to end on the real bert-base-uncased vocabulary. */

@@ -15,7 +15,7 @@ enum Activation {
             case "gelu" -> GELU;
             case "gelu_new", "gelu_pytorch_tanh" -> GELU_TANH;
             case "relu" -> RELU;
-            default -> throw new IllegalArgumentException("unsupported hidden_act " + config.hiddenAct());
+            default -> throw new EngineException("unsupported hidden_act " + config.hiddenAct());
         };
     }
 }

@@ -13,6 +13,11 @@ import java.util.List;
  */
 public record Batch(int size, int length, int[] ids, int[] typeIds, int[] lengths) {
 
+    /** Positions in the batch, padding included: size · length. */
+    public int rows() {
+        return size * length;
+    }
+
     /** A batch of one sequence. */
     public static Batch of(int[] ids, int[] typeIds) {
         return of(List.of(ids), List.of(typeIds), 0);

@@ -39,6 +39,6 @@ public final class DenseLayer {
             throw new IllegalArgumentException("x needs " + rows + " x " + weight.in + " values and y " + rows + " x "
                     + weight.out);
         }
-        Kernels.linear(x, rows, weight, y);
+        weight.apply(x, rows, y);
     }
 }

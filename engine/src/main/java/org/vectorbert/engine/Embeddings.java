@@ -1,6 +1,5 @@
 package org.vectorbert.engine;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.vectorbert.loader.ModelResolver;
@@ -11,75 +10,75 @@ import org.vectorbert.tokenizer.Padding;
 import org.vectorbert.tokenizer.Truncation;
 
 /**
- * Text to vectors: token vectors (the last hidden state) or one pooled vector per text, optionally
- * L2-normalised. Batches are padded together and run in one forward pass. Thread-safe.
+ * Texts to vectors, one per text: the model's token vectors pooled ({@link Pooling}) and, when
+ * asked, scaled to unit length. Texts given together run in one forward pass. Thread-safe.
  *
  * <pre>{@code
- * try (Embeddings embeddings = Embeddings.load()) {   // or load("org/name"), load(Path.of("model-dir"), false)
- *     float[] v = embeddings.embed("A sentence.", Embeddings.Pooling.MEAN, true);
- * }
+ * Embeddings embeddings = Embeddings.load();                  // bert-base-uncased; or load("org/name")
+ * float[] v = embeddings.embed("A sentence.");
+ * List<float[]> vs = embeddings.with(EmbeddingOptions.defaults().withPooling(Pooling.MEAN).withNormalize(true))
+ *         .embed(List.of("One.", "Two."));
  * }</pre>
  */
-public final class Embeddings implements AutoCloseable {
-    /** How token vectors become one vector. */
-    public enum Pooling {
-        /** The [CLS] token's vector. */
-        CLS,
-        /** The mean over real tokens ([CLS] and [SEP] included, padding not), as sentence-transformers does. */
-        MEAN,
-        /** BERT's pooler: tanh(W·h[CLS] + b). */
-        POOLER
-    }
-
-    /** One text's token ids and their vectors ([length, hidden], row-major). */
-    public record TokenVectors(int[] ids, float[] vectors, int hidden) {}
-
+public final class Embeddings {
     private final BertModel model;
     private final BertTokenizer tokenizer;
-    private final boolean truncate;
+    /** With the model's declarations filled in: no null field. */
+    private final EmbeddingOptions options;
 
-    /**
-     * @param truncate cut texts to the model's maximum length instead of refusing them
-     */
-    public Embeddings(BertModel model, BertTokenizer tokenizer, boolean truncate) {
+    private Embeddings(BertModel model, BertTokenizer tokenizer, EmbeddingOptions options) {
         this.model = model;
         this.tokenizer = tokenizer;
-        this.truncate = truncate;
+        this.options = options;
     }
 
-    /** The default model, bert-base-uncased, made on first use; overlong texts are refused. */
+    /** The default model, bert-base-uncased (made on first use), with its own settings. */
     public static Embeddings load() {
-        return load(ModelResolver.resolve(null, Library.listener()), false);
+        return load(null, EmbeddingOptions.defaults());
     }
 
     /**
-     * The model {@code model} names (a directory, a TensorFlow checkpoint, or a Hugging Face id),
-     * resolved as {@link ModelResolver} describes; overlong texts are refused.
+     * The model {@code model} names (a directory, a TensorFlow checkpoint, or a Hugging Face id such
+     * as {@code google-bert/bert-base-uncased@main}, resolved as {@link ModelResolver} describes), with
+     * its own settings.
      */
     public static Embeddings load(String model) {
-        return load(ModelResolver.resolve(model, Library.listener()), false);
+        return load(model, EmbeddingOptions.defaults());
     }
 
-    /**
-     * @param directory a Hugging Face model directory
-     * @param truncate  cut texts to the model's maximum length instead of refusing them
-     */
-    public static Embeddings load(Path directory, boolean truncate) {
-        return load(directory, truncate, Precision.F32);
+    /** The model {@code model} names (null for the default), with {@code options}. */
+    public static Embeddings load(String model, EmbeddingOptions options) {
+        return ModelLoading.load(model, options.precision(), (m, t) -> of(m, t, options));
     }
 
-    /**
-     * @param directory a Hugging Face model directory
-     * @param truncate  cut texts to the model's maximum length instead of refusing them
-     * @param precision how the weight matrices are held ({@link Precision#F32} unless speed matters more than digits)
-     */
-    public static Embeddings load(Path directory, boolean truncate, Precision precision) {
-        return Library.load(directory, precision, (model, tokenizer) -> new Embeddings(model, tokenizer, truncate));
+    /** A pipeline over a model and tokenizer already loaded (several pipelines may share them). */
+    public static Embeddings of(BertModel model, BertTokenizer tokenizer, EmbeddingOptions options) {
+        return new Embeddings(model, tokenizer, options.withPrecision(model.precision()).resolved());
     }
 
-    /** A Hugging Face model directory; overlong texts are refused. */
-    public static Embeddings load(Path directory) {
-        return load(directory, false);
+    /** The same model with other pooling, normalisation or truncation; the precision stays the loaded model's. */
+    public Embeddings with(EmbeddingOptions other) {
+        return of(model, tokenizer, other);
+    }
+
+    /** One text's vector. */
+    public float[] embed(String text) {
+        return embed(List.of(text)).getFirst();
+    }
+
+    /** One vector per text, in order, from one forward pass. */
+    public List<float[]> embed(List<String> texts) {
+        return run(texts, null, false, false).stream().map(Result::pooled).toList();
+    }
+
+    /** The length of the vectors: the model's hidden size. */
+    public int dimension() {
+        return model.config().hiddenSize();
+    }
+
+    /** The options in effect, with the model's declarations filled in. */
+    public EmbeddingOptions options() {
+        return options;
     }
 
     /** The encoder. */
@@ -87,159 +86,106 @@ public final class Embeddings implements AutoCloseable {
         return model;
     }
 
-    /** One text's pooled vector, L2-normalised when {@code normalize}. */
-    public float[] embed(String text, Pooling pooling, boolean normalize) {
-        return embedBatch(List.of(text), null, pooling, normalize).getFirst();
-    }
-
-    /** One pair's pooled vector ({@code [CLS] first [SEP] second [SEP]}), L2-normalised when {@code normalize}. */
-    public float[] embed(String first, String second, Pooling pooling, boolean normalize) {
-        return embedBatch(List.of(first), List.of(second), pooling, normalize).getFirst();
-    }
-
-    /** One pooled vector per text, in one forward pass. */
-    public List<float[]> embedBatch(List<String> texts, Pooling pooling, boolean normalize) {
-        return embedBatch(texts, null, pooling, normalize);
-    }
-
-    /** One pooled vector per text (or pair, when {@code seconds} is not null), in one forward pass. */
-    public List<float[]> embedBatch(List<String> firsts, List<String> seconds, Pooling pooling, boolean normalize) {
-        Pass pass = run(firsts, seconds, request(pooling, false));
-        List<float[]> vectors = new ArrayList<>();
-        for (int b = 0; b < pass.batch().size(); b++) {
-            vectors.add(pass.pooled(b, pooling, normalize));
-        }
-        return vectors;
-    }
-
-    /** The last hidden state of each text, with its ids. */
-    public List<TokenVectors> tokenVectors(List<String> firsts, List<String> seconds) {
-        Pass pass = run(firsts, seconds, BertModel.Request.lastHiddenState());
-        List<TokenVectors> result = new ArrayList<>();
-        for (int b = 0; b < pass.batch().size(); b++) {
-            result.add(pass.tokenVectors(b));
-        }
-        return result;
-    }
-
-    /** Attention probabilities of one text: [layer][head][query][key]. */
-    public float[][][][] attentions(String first, String second) {
-        return embedOne(first, second, Pooling.CLS, false, true).attentions();
+    /** The tokenizer texts go through. */
+    public BertTokenizer tokenizer() {
+        return tokenizer;
     }
 
     /**
-     * Everything about one text from a single forward pass.
+     * Everything about one text from one forward pass.
      *
-     * @param tokens     the ids and every token's vector
-     * @param pooled     the pooled vector, or null when no pooling was asked
-     * @param attentions [layer][head][query][key], or null unless asked
+     * @param ids          its token ids
+     * @param pooled       its vector (pooled as the options say, normalised if they say so)
+     * @param tokenVectors every token's vector, [length, hidden] row-major, or null unless asked
+     * @param attentions   [layer][head][query][key], or null unless asked
      */
-    public record Result(TokenVectors tokens, float[] pooled, float[][][][] attentions) {}
+    public record Result(int[] ids, float[] pooled, float[] tokenVectors, float[][][][] attentions) {}
 
     /**
-     * One text (or pair, when {@code second} is not null) in one forward pass: token vectors, the
-     * vector pooled with {@code pooling} (none when null), and attentions when asked.
+     * Several texts (or pairs, {@code [CLS] text [SEP] pair [SEP]}, when {@code pairs} is not null)
+     * padded into one forward pass, one {@link Result} each, in order.
      */
-    public Result embedOne(String first, String second, Pooling pooling, boolean normalize, boolean withAttentions) {
-        return embedAll(List.of(first), second == null ? null : List.of(second), pooling, normalize, withAttentions).getFirst();
-    }
-
-    /**
-     * Several texts (or pairs, when {@code seconds} is not null) padded into one forward pass, one
-     * {@link Result} each, in order: token vectors, the vector pooled with {@code pooling} (none
-     * when null), and attentions when asked.
-     */
-    public List<Result> embedAll(List<String> firsts, List<String> seconds, Pooling pooling, boolean normalize,
-                                 boolean withAttentions) {
-        Pass pass = run(firsts, seconds, request(pooling, withAttentions));
+    public List<Result> run(List<String> texts, List<String> pairs, boolean tokenVectors, boolean attentions) {
+        List<Encoding> encodings = encode(texts, pairs);
+        Batch batch = Batch.of(encodings.stream().map(Encoding::ids).toList(), encodings.stream().map(Encoding::typeIds).toList(),
+                tokenizer.padTokenId());
+        BertModel.Request request = BertModel.Request.lastHiddenState();
+        request = options.pooling() == Pooling.POOLER ? request.withPooled() : request;
+        request = attentions ? request.withAttentions() : request;
+        BertModel.Output out = model.forward(batch, request);
         List<Result> results = new ArrayList<>();
-        for (int b = 0; b < pass.batch().size(); b++) {
-            results.add(new Result(pass.tokenVectors(b), pooling == null ? null : pass.pooled(b, pooling, normalize),
-                    withAttentions ? pass.attentions(b) : null));
+        for (int b = 0; b < batch.size(); b++) {
+            results.add(new Result(encodings.get(b).ids(), pooled(out, b), tokenVectors ? tokenVectors(out, b) : null,
+                    attentions ? attentions(out, b) : null));
         }
         return results;
     }
 
-    private static BertModel.Request request(Pooling pooling, boolean withAttentions) {
-        BertModel.Request request = BertModel.Request.lastHiddenState();
-        request = pooling == Pooling.POOLER ? request.withPooled() : request;
-        return withAttentions ? request.withAttentions() : request;
-    }
-
-    /** A forward pass over encoded texts, and the views the public methods take of it. */
-    private record Pass(List<Encoding> encodings, Batch batch, BertModel.Output out, int hidden, int heads) {
-        TokenVectors tokenVectors(int b) {
-            int n = batch.lengths()[b];
-            float[] v = new float[n * hidden];
-            System.arraycopy(out.lastHiddenState(), b * batch.length() * hidden, v, 0, n * hidden);
-            return new TokenVectors(encodings.get(b).ids(), v, hidden);
-        }
-
-        float[] pooled(int b, Pooling pooling, boolean normalize) {
-            float[] v = new float[hidden];
-            switch (pooling) {
-                case CLS -> System.arraycopy(out.lastHiddenState(), b * batch.length() * hidden, v, 0, hidden);
-                case POOLER -> System.arraycopy(out.pooled(), b * hidden, v, 0, hidden);
-                case MEAN -> {
-                    int n = batch.lengths()[b];
-                    for (int t = 0; t < n; t++) {
-                        int off = (b * batch.length() + t) * hidden;
-                        for (int i = 0; i < hidden; i++) {
-                            v[i] += out.lastHiddenState()[off + i];
-                        }
-                    }
-                    for (int i = 0; i < hidden; i++) {
-                        v[i] /= n;
-                    }
-                }
-            }
-            return normalize ? l2Normalize(v) : v;
-        }
-
-        /** Sequence b's probabilities; the batch is padded to its length, so its rows and keys are read as such. */
-        float[][][][] attentions(int b) {
-            int length = batch.length();
-            int n = batch.lengths()[b];
-            float[][][][] result = new float[out.attentions().size()][heads][n][n];
-            for (int l = 0; l < result.length; l++) {
-                float[] p = out.attentions().get(l);
-                for (int h = 0; h < heads; h++) {
-                    for (int i = 0; i < n; i++) {
-                        System.arraycopy(p, ((b * heads + h) * length + i) * length, result[l][h][i], 0, n);
-                    }
-                }
-            }
-            return result;
-        }
-    }
-
-    private Pass run(List<String> firsts, List<String> seconds, BertModel.Request request) {
-        List<Encoding> encodings = encode(firsts, seconds);
-        Batch batch = batch(encodings);
-        return new Pass(encodings, batch, model.forward(batch, request), model.config().hiddenSize(),
-                model.config().numAttentionHeads());
-    }
-
-    private List<Encoding> encode(List<String> firsts, List<String> seconds) {
+    private List<Encoding> encode(List<String> texts, List<String> pairs) {
         int max = Math.min(model.config().maxPositionEmbeddings(), tokenizer.config().modelMaxLength());
-        EncodeOptions options = truncate
+        EncodeOptions encodeOptions = options.truncate()
                 ? EncodeOptions.defaults().withTruncation(Truncation.LONGEST_FIRST).withMaxLength(max)
                 : EncodeOptions.defaults();
-        List<Encoding> encodings = tokenizer.encodeBatch(firsts, seconds, options.withPadding(Padding.NONE));
+        List<Encoding> encodings = tokenizer.encodeBatch(texts, pairs, encodeOptions.withPadding(Padding.NONE));
         for (int i = 0; i < encodings.size(); i++) {
             if (encodings.get(i).length() > max) {
-                String text = firsts.get(i);
-                throw new EngineException("the text \"" + (text.length() > 40 ? text.substring(0, 40) + "...": text) + "\" is "
-                        + encodings.get(i).length() + " tokens, longer than the model's " + max
-                        + "; shorten it or let vectorbert truncate it (--truncate)");
+                throw new TextTooLongException(texts.get(i), encodings.get(i).length(), max);
             }
         }
         return encodings;
     }
 
-    private Batch batch(List<Encoding> encodings) {
-        return Batch.of(encodings.stream().map(Encoding::ids).toList(), encodings.stream().map(Encoding::typeIds).toList(),
-                tokenizer.padTokenId());
+    private int hidden() {
+        return model.config().hiddenSize();
+    }
+
+    /** Sequence b's token vectors, without the padding. */
+    private float[] tokenVectors(BertModel.Output out, int b) {
+        int n = out.batch().lengths()[b];
+        float[] v = new float[n * hidden()];
+        System.arraycopy(out.lastHiddenState(), b * out.batch().length() * hidden(), v, 0, n * hidden());
+        return v;
+    }
+
+    /** Sequence b's vector, pooled and normalised as the options say. */
+    private float[] pooled(BertModel.Output out, int b) {
+        int hidden = hidden();
+        Batch batch = out.batch();
+        float[] v = new float[hidden];
+        switch (options.pooling()) {
+            case CLS -> System.arraycopy(out.lastHiddenState(), b * batch.length() * hidden, v, 0, hidden);
+            case POOLER -> System.arraycopy(out.pooled(), b * hidden, v, 0, hidden);
+            case MEAN -> {
+                int n = batch.lengths()[b];
+                for (int t = 0; t < n; t++) {
+                    int off = (b * batch.length() + t) * hidden;
+                    for (int i = 0; i < hidden; i++) {
+                        v[i] += out.lastHiddenState()[off + i];
+                    }
+                }
+                for (int i = 0; i < hidden; i++) {
+                    v[i] /= n;
+                }
+            }
+        }
+        return options.normalize() ? l2Normalize(v) : v;
+    }
+
+    /** Sequence b's probabilities; the batch is padded to its length, so its rows and keys are read as such. */
+    private float[][][][] attentions(BertModel.Output out, int b) {
+        int length = out.batch().length();
+        int n = out.batch().lengths()[b];
+        int heads = model.config().numAttentionHeads();
+        float[][][][] result = new float[out.attentions().size()][heads][n][n];
+        for (int l = 0; l < result.length; l++) {
+            float[] p = out.attentions().get(l);
+            for (int h = 0; h < heads; h++) {
+                for (int i = 0; i < n; i++) {
+                    System.arraycopy(p, ((b * heads + h) * length + i) * length, result[l][h][i], 0, n);
+                }
+            }
+        }
+        return result;
     }
 
     static float[] l2Normalize(float[] v) {
@@ -254,10 +200,5 @@ public final class Embeddings implements AutoCloseable {
             }
         }
         return v;
-    }
-
-    @Override
-    public void close() {
-        model.close();
     }
 }

@@ -1,7 +1,9 @@
 package org.vectorbert.engine;
 
+import org.vectorbert.common.VectorbertException;
+
 /** The engine was asked for something the model or the input cannot give; the message says what, fit for a user. */
-public class EngineException extends RuntimeException {
+public class EngineException extends VectorbertException {
     private static final long serialVersionUID = 1L;
 
     /** An error whose message is fit to show a user. */

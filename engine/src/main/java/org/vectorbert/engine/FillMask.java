@@ -1,6 +1,5 @@
 package org.vectorbert.engine;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
@@ -15,31 +14,43 @@ import org.vectorbert.tokenizer.Encoding;
  * each with the text re-decoded with that token in place. Thread-safe.
  *
  * <pre>{@code
- * try (FillMask fill = FillMask.load()) {   // or load("org/name"), load(Path.of("model-dir"))
- *     List<FillMask.Candidate> best = fill.predict("Paris is the [MASK] of France.", 5).getFirst();
- *     best.getFirst().tokenStr();   // "capital"
- * }
+ * FillMask fillMask = FillMask.load();   // bert-base-uncased; or load("org/name"), load(model, options)
+ * fillMask.predict("Paris is the [MASK] of France.").candidates().getFirst().tokenStr();   // "capital"
  * }</pre>
  */
-public final class FillMask implements AutoCloseable {
+public final class FillMask {
     private final BertModel model;
     private final BertTokenizer tokenizer;
+    private final FillMaskOptions options;
     private final int maskId;
 
     /** One proposal for one mask: HF's {@code score}, {@code token}, {@code token_str} and {@code sequence}. */
     public record Candidate(float score, int token, String tokenStr, String sequence) {}
 
-    /** A pipeline over a loaded model and its tokenizer; fails when the model has no masked-LM head. */
-    public FillMask(BertModel model, BertTokenizer tokenizer) {
+    /**
+     * What one text gave.
+     *
+     * @param masks  per mask, in text order, the best candidates
+     * @param tokens the length of the encoded text, special tokens included
+     */
+    public record Prediction(List<List<Candidate>> masks, int tokens) {
+        /** The first mask's candidates: all there is for a text with one mask. */
+        public List<Candidate> candidates() {
+            return masks.getFirst();
+        }
+    }
+
+    private FillMask(BertModel model, BertTokenizer tokenizer, FillMaskOptions options) {
         model.requireMlmHead();
         this.model = model;
         this.tokenizer = tokenizer;
+        this.options = options;
         this.maskId = tokenizer.maskTokenId();
     }
 
-    /** The default model, bert-base-uncased, made on first use (see {@link ModelResolver}). */
+    /** The default model, bert-base-uncased (made on first use), answering the top 5. */
     public static FillMask load() {
-        return load(ModelResolver.resolve(null, Library.listener()));
+        return load(null, FillMaskOptions.defaults());
     }
 
     /**
@@ -47,17 +58,27 @@ public final class FillMask implements AutoCloseable {
      * {@code google-bert/bert-base-uncased@main}, resolved as {@link ModelResolver} describes.
      */
     public static FillMask load(String model) {
-        return load(ModelResolver.resolve(model, Library.listener()));
+        return load(model, FillMaskOptions.defaults());
     }
 
-    /** Loads the model and tokenizer of a Hugging Face model directory. */
-    public static FillMask load(Path directory) {
-        return load(directory, Precision.F32);
+    /** The model {@code model} names (null for the default), with {@code options}; fails when it has no masked-LM head. */
+    public static FillMask load(String model, FillMaskOptions options) {
+        return ModelLoading.load(model, options.precision(), (m, t) -> of(m, t, options));
     }
 
-    /** Loads a Hugging Face model directory with the weight matrices held at {@code precision}. */
-    public static FillMask load(Path directory, Precision precision) {
-        return Library.load(directory, precision, FillMask::new);
+    /** A pipeline over a model and tokenizer already loaded; fails when the model has no masked-LM head. */
+    public static FillMask of(BertModel model, BertTokenizer tokenizer, FillMaskOptions options) {
+        return new FillMask(model, tokenizer, options.withPrecision(model.precision()));
+    }
+
+    /** The same model with another top-k or other targets; the precision stays the loaded model's. */
+    public FillMask with(FillMaskOptions other) {
+        return of(model, tokenizer, other);
+    }
+
+    /** The options in effect. */
+    public FillMaskOptions options() {
+        return options;
     }
 
     /** The tokenizer texts go through. */
@@ -70,58 +91,60 @@ public final class FillMask implements AutoCloseable {
         return model;
     }
 
-    /** Per mask, in text order, the {@code topK} most probable tokens. */
-    public List<List<Candidate>> predict(String text, int topK) {
-        return predict(text, topK, List.of());
+    /**
+     * Per mask of {@code text}, in text order, the options' top-k most probable tokens, among the
+     * targets when there are some. As in Hugging Face, a target that is not one token counts as its
+     * first word piece, and probabilities stay those of the full softmax.
+     */
+    public Prediction predict(String text) {
+        return predict(List.of(text)).getFirst();
     }
 
-    /**
-     * Per mask, the {@code topK} most probable tokens among {@code targets} (all the vocabulary when
-     * empty). As in Hugging Face, a target that is not one token counts as its first word piece,
-     * and probabilities stay those of the full softmax.
-     */
-    public List<List<Candidate>> predict(String text, int topK, List<String> targets) {
-        return predictWithTokens(text, topK, targets).masks();
-    }
-
-    /**
-     * What {@link #predict(String, int, List)} gives, with the number of tokens the text became.
-     *
-     * @param masks  per mask, in text order, the best candidates
-     * @param tokens the length of the encoded text, special tokens included
-     */
-    public record Prediction(List<List<Candidate>> masks, int tokens) {}
-
-    /** {@link #predict(String, int, List)}, also telling how many tokens the text was. */
-    public Prediction predictWithTokens(String text, int topK, List<String> targets) {
-        if (topK <= 0) {
-            throw new EngineException("top-k must be positive, was " + topK);
-        }
-        Encoding encoding = tokenizer.encode(text);
-        int[] ids = encoding.ids();
-        int[] positions = maskPositions(ids);
-        if (positions.length == 0) {
-            throw new EngineException("no " + tokenizer.config().specialTokens().mask() + " token in the text: \"" + text + "\"");
-        }
-        int[] targetIds = targetIds(targets);
-        BertModel.Output out = model.forward(Batch.of(ids, encoding.typeIds()),
-                BertModel.Request.lastHiddenState().withMlmLogitsAt(positions));
-        int vocab = model.config().vocabSize();
-        List<List<Candidate>> result = new ArrayList<>();
-        for (int m = 0; m < positions.length; m++) {
-            float[] probs = softmax(out.mlmLogits(), m * vocab, vocab);
-            int[] best = topK(probs, targetIds, topK);
-            List<Candidate> candidates = new ArrayList<>();
-            for (int id : best) {
-                int[] filled = ids.clone();
-                filled[positions[m]] = id;
-                // HF keeps special tokens (and the other masks) in the sequence when a text has several masks.
-                String sequence = tokenizer.decode(filled, positions.length == 1);
-                candidates.add(new Candidate(probs[id], id, tokenizer.decode(new int[] {id}), sequence));
+    /** {@link #predict(String)} for several texts, padded into one forward pass. */
+    public List<Prediction> predict(List<String> texts) {
+        List<Encoding> encodings = texts.stream().map(tokenizer::encode).toList();
+        List<int[]> positions = new ArrayList<>();
+        for (int i = 0; i < texts.size(); i++) {
+            int[] at = maskPositions(encodings.get(i).ids());
+            if (at.length == 0) {
+                throw new EngineException("no " + tokenizer.config().specialTokens().mask() + " token in the text: \""
+                        + texts.get(i) + "\"");
             }
-            result.add(List.copyOf(candidates));
+            positions.add(at);
         }
-        return new Prediction(List.copyOf(result), ids.length);
+        int[] targetIds = targetIds(options.targets());
+        Batch batch = Batch.of(encodings.stream().map(Encoding::ids).toList(), encodings.stream().map(Encoding::typeIds).toList(),
+                tokenizer.padTokenId());
+        int[] rows = new int[positions.stream().mapToInt(p -> p.length).sum()];
+        int r = 0;
+        for (int b = 0; b < positions.size(); b++) {
+            for (int position : positions.get(b)) {
+                rows[r++] = b * batch.length() + position;
+            }
+        }
+        float[] logits = model.forward(batch, BertModel.Request.lastHiddenState().withMlmLogitsAt(rows)).mlmLogits();
+        int vocab = model.config().vocabSize();
+        List<Prediction> predictions = new ArrayList<>();
+        r = 0;
+        for (int b = 0; b < texts.size(); b++) {
+            int[] ids = encodings.get(b).ids();
+            int[] at = positions.get(b);
+            List<List<Candidate>> masks = new ArrayList<>();
+            for (int position : at) {
+                float[] probs = softmax(logits, r++ * vocab, vocab);
+                List<Candidate> candidates = new ArrayList<>();
+                for (int id : topK(probs, targetIds, options.topK())) {
+                    int[] filled = ids.clone();
+                    filled[position] = id;
+                    // HF keeps special tokens (and the other masks) in the sequence when a text has several masks.
+                    String sequence = tokenizer.decode(filled, at.length == 1);
+                    candidates.add(new Candidate(probs[id], id, tokenizer.decode(new int[] {id}), sequence));
+                }
+                masks.add(List.copyOf(candidates));
+            }
+            predictions.add(new Prediction(List.copyOf(masks), ids.length));
+        }
+        return predictions;
     }
 
     private int[] maskPositions(int[] ids) {
@@ -200,10 +223,5 @@ public final class FillMask implements AutoCloseable {
             best[at] = id;
         }
         return best;
-    }
-
-    @Override
-    public void close() {
-        model.close();
     }
 }

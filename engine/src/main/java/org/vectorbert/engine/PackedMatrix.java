@@ -15,12 +15,18 @@ import org.vectorbert.loader.Tensor;
  * same way, so the kernel starts its accumulators from it.
  *
  * <p>In {@link Precision#BF16} the panel holds bfloat16 values two to an int: for input k, int j
- * of half h carries column h·2L + j in its low 16 bits and column h·2L + L + j in its high 16,
+ * of group g carries column g·2L + j in its low 16 bits and column g·2L + L + j in its high 16,
  * so one int vector widens to two float vectors with a shift and a mask.
  */
 final class PackedMatrix {
-    /** Four vectors of output columns (64 with 512-bit vectors). */
-    static final int PANEL = 4 * Kernels.L;
+    /**
+     * Vectors of output columns per panel: four with 512-bit vectors, whose 32 registers hold a 4-row
+     * tile's 16 accumulators, its 4 weight vectors and a broadcast; two with narrower vectors, whose
+     * 16 registers would otherwise spill (AVX2 with four: 45% of its FMA peak; with two: see the README).
+     */
+    static final int VECTORS = VectorMath.L >= 16 ? 4 : 2;
+    /** Output columns per panel (64 with 512-bit vectors, 16 with 256-bit ones). */
+    static final int PANEL = VECTORS * VectorMath.L;
     private static final ValueLayout.OfShort BF16_BITS = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     final int out;
@@ -52,6 +58,24 @@ final class PackedMatrix {
     /** Bytes the matrix holds. */
     long bytes() {
         return (panels != null ? 4L * panels.length : 4L * pairs.length) + 4L * bias.length;
+    }
+
+    /** {@code out = x · Wᵀ + b} for {@code rows} rows of x ([rows, in]) into out ([rows, out]). */
+    void apply(float[] x, int rows, float[] result) {
+        MatMul.linear(x, rows, this, result);
+    }
+
+    /** The same weights with another bias (null for none): the tied MLM decoder shares the word embeddings' panels. */
+    PackedMatrix withBias(float[] otherBias) {
+        return new PackedMatrix(out, in, panels, pairs, paddedBias(otherBias, out));
+    }
+
+    /** Row {@code o} of W ([in] floats) into {@code dst} from {@code off}: an embedding lookup in a float32 matrix. */
+    void copyRow(int o, float[] dst, int off) {
+        int base = (o / PANEL) * PANEL * in + (o % PANEL);
+        for (int k = 0; k < in; k++) {
+            dst[off + k] = panels[base + k * PANEL];
+        }
     }
 
     /** Packs a row-major [out, in] float32 matrix and its bias (null for none). */
@@ -111,16 +135,18 @@ final class PackedMatrix {
     }
 
     private static int[] packBf16(Tensor t, int out, int in) {
-        int half = PANEL / 2;
-        int[] pairs = new int[panelCount(out) * half * in];
+        int L = VectorMath.L;
+        int intsPerInput = PANEL / 2;
+        int[] pairs = new int[panelCount(out) * intsPerInput * in];
         for (int o = 0; o < out; o++) {
             int c = o % PANEL;
-            int base = (o / PANEL) * half * in + (c / half) * Kernels.L + c % Kernels.L;
-            int shift = c % half < Kernels.L ? 0 : 16;
+            int group = c / (2 * L);
+            int base = (o / PANEL) * intsPerInput * in + group * L + c % L;
+            int shift = c % (2 * L) < L ? 0 : 16;
             for (int k = 0; k < in; k++) {
                 long i = (long) o * in + k;
                 int bits = t.dtype() == DType.BF16 ? t.data().getAtIndex(BF16_BITS, i) & 0xFFFF : bf16(t.getFloat(i));
-                pairs[base + k * half] |= bits << shift;
+                pairs[base + k * intsPerInput] |= bits << shift;
             }
         }
         return pairs;

@@ -18,7 +18,7 @@ public enum Precision {
         return switch (name.toLowerCase(Locale.ROOT)) {
             case "f32", "fp32", "float32" -> F32;
             case "bf16", "bfloat16" -> BF16;
-            default -> throw new IllegalArgumentException("unknown dtype '" + name + "': use f32 or bf16");
+            default -> throw new EngineException("unknown dtype '" + name + "': use f32 or bf16");
         };
     }
 

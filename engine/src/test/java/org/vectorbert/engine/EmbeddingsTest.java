@@ -9,12 +9,15 @@ import java.io.IOException;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.vectorbert.loader.SafetensorsFile;
-import org.vectorbert.tokenizer.BertTokenizer;
 
 /** Pooling, normalisation and batching of the embeddings pipeline, against the PyTorch reference where it has one. */
 class EmbeddingsTest {
     private static Embeddings embeddings(boolean truncate) {
-        return new Embeddings(RealModel.model(), BertTokenizer.fromDirectory(RealModel.directory()), truncate);
+        return Embeddings.of(RealModel.model(), RealModel.tokenizer(), EmbeddingOptions.defaults().withTruncate(truncate));
+    }
+
+    private static Embeddings embeddings(Pooling pooling, boolean normalize) {
+        return embeddings(false).with(EmbeddingOptions.defaults().withPooling(pooling).withNormalize(normalize));
     }
 
     @Test
@@ -32,9 +35,9 @@ class EmbeddingsTest {
                 }
             }
             Embeddings e = embeddings(false);
-            assertArrayEquals(java.util.Arrays.copyOf(hidden, 768), e.embed(text, Embeddings.Pooling.CLS, false), 1e-4f);
-            assertArrayEquals(mean, e.embed(text, Embeddings.Pooling.MEAN, false), 1e-4f);
-            assertArrayEquals(pooled, e.embed(text, Embeddings.Pooling.POOLER, false), 1e-4f);
+            assertArrayEquals(java.util.Arrays.copyOf(hidden, 768), embeddings(Pooling.CLS, false).embed(text), 1e-4f);
+            assertArrayEquals(mean, embeddings(Pooling.MEAN, false).embed(text), 1e-4f);
+            assertArrayEquals(pooled, embeddings(Pooling.POOLER, false).embed(text), 1e-4f);
         }
     }
 
@@ -42,9 +45,9 @@ class EmbeddingsTest {
     void normalisedVectorsHaveUnitLengthAndBatchesEqualSingles() {
         Embeddings e = embeddings(false);
         List<String> texts = List.of("short", "a somewhat longer text than the first one", "middle length text");
-        List<float[]> batch = e.embedBatch(texts, null, Embeddings.Pooling.MEAN, true);
+        List<float[]> batch = embeddings(Pooling.MEAN, true).embed(texts);
         for (int i = 0; i < texts.size(); i++) {
-            float[] single = e.embed(texts.get(i), Embeddings.Pooling.MEAN, true);
+            float[] single = embeddings(Pooling.MEAN, true).embed(texts.get(i));
             assertArrayEquals(single, batch.get(i), 1e-5f, texts.get(i));
             double norm = 0;
             for (float x : single) {
@@ -57,10 +60,10 @@ class EmbeddingsTest {
     @Test
     void tokenVectorsAndAttentionsHaveTheirShapes() {
         Embeddings e = embeddings(false);
-        Embeddings.TokenVectors tv = e.tokenVectors(List.of("hello world"), null).getFirst();
+        Embeddings.Result tv = e.run(List.of("hello world"), null, true, false).getFirst();
         assertArrayEquals(new int[] {101, 7592, 2088, 102}, tv.ids());
-        assertEquals(4 * 768, tv.vectors().length);
-        float[][][][] att = e.attentions("hello world", null);
+        assertEquals(4 * 768, tv.tokenVectors().length);
+        float[][][][] att = e.run(List.of("hello world"), null, false, true).getFirst().attentions();
         assertEquals(12, att.length);
         assertEquals(12, att[0].length);
         assertEquals(4, att[0][0].length);
@@ -74,17 +77,16 @@ class EmbeddingsTest {
     @Test
     void overlongTextsAreRefusedUnlessTruncationIsAsked() {
         String tooLong = "word ".repeat(600);
-        var refused = assertThrows(EngineException.class, () -> embeddings(false).embed(tooLong, Embeddings.Pooling.CLS, false));
-        assertEquals("the text \"word word word word word word word word ...\" is 602 tokens, longer than the model's 512; shorten it or let vectorbert truncate it (--truncate)",
+        var refused = assertThrows(EngineException.class, () -> embeddings(false).embed(tooLong));
+        assertEquals("the text \"word word word word word word word word ...\" is 602 tokens, longer than the model's 512; shorten it or turn truncation on",
                 refused.getMessage());
-        assertEquals(768, embeddings(true).embed(tooLong, Embeddings.Pooling.CLS, false).length);
+        assertEquals(768, embeddings(true).embed(tooLong).length);
     }
 
     @Test
     void headsAreReportedAsPresentOrNot() {
-        try (BertModel tiny = BertModel.load(ReferenceTest.resource("tiny-pre-ln"))) {
-            assertTrue(tiny.hasPooler());
-            assertTrue(!tiny.hasMlmHead());
-        }
+        BertModel tiny = BertModel.load(ReferenceTest.resource("tiny-pre-ln"));
+        assertTrue(tiny.hasPooler());
+        assertTrue(!tiny.hasMlmHead());
     }
 }

@@ -8,16 +8,19 @@ import java.util.List;
 import java.util.Random;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
-import org.vectorbert.tokenizer.BertTokenizer;
 
 /** The bert-base-uncased model card's fill-mask examples, on the real weights. */
 class FillMaskTest {
-    private static FillMask fill() {
-        return new FillMask(RealModel.model(), BertTokenizer.fromDirectory(RealModel.directory()));
+    private static FillMask fill(int topK) {
+        return FillMask.of(RealModel.model(), RealModel.tokenizer(), FillMaskOptions.defaults().withTopK(topK));
+    }
+
+    private static FillMask fill(int topK, List<String> targets) {
+        return fill(topK).with(FillMaskOptions.defaults().withTopK(topK).withTargets(targets));
     }
 
     private static void assertModelCard(String text, List<String> tokens, double[] scores) {
-        List<FillMask.Candidate> got = fill().predict(text, 5).getFirst();
+        List<FillMask.Candidate> got = fill(5).predict(text).candidates();
         assertEquals(tokens, got.stream().map(FillMask.Candidate::tokenStr).toList(), text);
         for (int i = 0; i < 5; i++) {
             assertEquals(scores[i], got.get(i).score(), 1e-4, text + " " + tokens.get(i));
@@ -36,7 +39,7 @@ class FillMaskTest {
 
     @Test
     void candidatesCarryTheFilledSequence() {
-        FillMask.Candidate best = fill().predict("Paris is the [MASK] of France.", 1).getFirst().getFirst();
+        FillMask.Candidate best = fill(1).predict("Paris is the [MASK] of France.").candidates().getFirst();
         assertEquals("capital", best.tokenStr());
         assertEquals(3007, best.token());
         assertEquals("paris is the capital of france.", best.sequence());
@@ -44,15 +47,15 @@ class FillMaskTest {
 
     @Test
     void severalMasksGiveOneListEachAndKeepSpecialTokens() {
-        List<List<FillMask.Candidate>> r = fill().predict("The [MASK] of France is [MASK].", 2);
+        List<List<FillMask.Candidate>> r = fill(2).predict("The [MASK] of France is [MASK].").masks();
         assertEquals(2, r.size());
         assertEquals("[CLS] the " + r.get(0).getFirst().tokenStr() + " of france is [MASK]. [SEP]", r.get(0).getFirst().sequence());
     }
 
     @Test
     void targetsRestrictTheCandidatesWithoutRenormalising() {
-        List<FillMask.Candidate> all = fill().predict("The man worked as a [MASK].", 5).getFirst();
-        List<FillMask.Candidate> two = fill().predict("The man worked as a [MASK].", 5, List.of("waiter", "carpenter")).getFirst();
+        List<FillMask.Candidate> all = fill(5).predict("The man worked as a [MASK].").candidates();
+        List<FillMask.Candidate> two = fill(5, List.of("waiter", "carpenter")).predict("The man worked as a [MASK].").candidates();
         assertEquals(List.of("carpenter", "waiter"), two.stream().map(FillMask.Candidate::tokenStr).toList());
         // Not renormalised: the same probability as without targets (to float rounding; the JIT's
         // vector reductions may sum lanes in another order than the interpreter's first call did).
@@ -61,7 +64,7 @@ class FillMaskTest {
 
     @Test
     void textWithoutMaskIsRefused() {
-        var e = assertThrows(EngineException.class, () -> fill().predict("No mask here.", 5));
+        var e = assertThrows(EngineException.class, () -> fill(5).predict("No mask here."));
         assertEquals("no [MASK] token in the text: \"No mask here.\"", e.getMessage());
     }
 

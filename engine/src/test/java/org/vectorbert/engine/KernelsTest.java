@@ -35,6 +35,15 @@ class KernelsTest {
     }
 
     @Test
+    void theVectorWidthIsTheOneAskedFor() {
+        String asked = System.getProperty("vectorbert.vector.bits", "");
+        int expected = asked.isBlank() ? jdk.incubator.vector.FloatVector.SPECIES_PREFERRED.vectorBitSize() : Integer.parseInt(asked);
+        assertEquals(expected, VectorMath.S.vectorBitSize());
+        assertEquals(expected / 32, VectorMath.L);
+        assertEquals(VectorMath.L >= 16 ? 4 * VectorMath.L : 2 * VectorMath.L, PackedMatrix.PANEL);
+    }
+
+    @Test
     void linearMatchesItsTwinForEveryShape() {
         {
             for (int rows : new int[] {1, 2, 3, 4, 5, 8, 9}) {
@@ -44,9 +53,9 @@ class KernelsTest {
                         float[] w = random(out * in, 0.5f);
                         float[] b = random(out, 1);
                         float[] y = new float[rows * out];
-                        Kernels.linear(x, rows, in, w, b, out, y);
+                        MatMul.linear(x, rows, PackedMatrix.pack(w, out, in, b), y);
                         assertClose(ScalarKernels.linear(x, rows, in, w, b, out), y, 1e-5, rows + "x" + in + " -> " + out);
-                        Kernels.linear(x, rows, in, w, null, out, y);
+                        MatMul.linear(x, rows, PackedMatrix.pack(w, out, in, null), y);
                         assertClose(ScalarKernels.linear(x, rows, in, w, null, out), y, 1e-5, "no bias " + rows + "x" + in);
                     }
                 }
@@ -63,9 +72,9 @@ class KernelsTest {
                     float[] w = random(out * in, 0.5f);
                     float[] b = random(out, 1);
                     float[] y = new float[rows * out];
-                    Kernels.linear(x, rows, PackedMatrix.pack(w, out, in, b), y);
+                    MatMul.linear(x, rows, PackedMatrix.pack(w, out, in, b), y);
                     assertClose(ScalarKernels.linear(x, rows, in, w, b, out), y, 1e-5, "packed " + rows + "x" + in + " -> " + out);
-                    Kernels.linear(x, rows, PackedMatrix.pack(w, out, in, null), y);
+                    MatMul.linear(x, rows, PackedMatrix.pack(w, out, in, null), y);
                     assertClose(ScalarKernels.linear(x, rows, in, w, null, out), y, 1e-5, "packed, no bias");
                 }
             }
@@ -89,12 +98,12 @@ class KernelsTest {
         float[] x = random(13 * in, 1);
         float[][] alone = new float[13][out];
         for (int r = 0; r < 13; r++) {
-            Kernels.linear(java.util.Arrays.copyOfRange(x, r * in, (r + 1) * in), 1, f32, alone[r]);
+            MatMul.linear(java.util.Arrays.copyOfRange(x, r * in, (r + 1) * in), 1, f32, alone[r]);
         }
         for (int rows = 1; rows <= 13; rows++) {
             for (PackedMatrix m : List.of(f32, bf16)) {
                 float[] y = new float[rows * out];
-                Kernels.linear(x, rows, m, y);
+                MatMul.linear(x, rows, m, y);
                 for (int r = 0; r < rows; r++) {
                     assertArrayEquals(alone[r], java.util.Arrays.copyOfRange(y, r * out, (r + 1) * out),
                             "row " + r + " of " + rows + (m.pairs != null ? ", bf16" : ""));
@@ -113,10 +122,11 @@ class KernelsTest {
             float[] many = new float[7 * 1001];
             int before = Parallel.threads();
             try {
+                PackedMatrix packed = PackedMatrix.pack(ws, 1001, 300, null);
                 Parallel.setThreads(1);
-                Kernels.linear(x, 7, 300, ws, null, 1001, one);
+                MatMul.linear(x, 7, packed, one);
                 Parallel.setThreads(3);
-                Kernels.linear(x, 7, 300, ws, null, 1001, many);
+                MatMul.linear(x, 7, packed, many);
             } finally {
                 Parallel.setThreads(before);
             }
@@ -133,7 +143,7 @@ class KernelsTest {
             x[i] = -10f + 20f * i / (n - 1);
         }
         float[] y = x.clone();
-        Kernels.gelu(y, 0, n);
+        RowKernels.gelu(y, 0, n);
         double worst = 0;
         for (int i = 0; i < n; i++) {
             worst = Math.max(worst, Math.abs(y[i] - ScalarKernels.gelu(x[i])));
@@ -145,11 +155,11 @@ class KernelsTest {
     void tanhGeluReluAndTanhMatchTheirDefinitions() {
         float[] x = random(1003, 3);
         float[] g = x.clone();
-        Kernels.geluTanh(g, 0, g.length);
+        RowKernels.geluTanh(g, 0, g.length);
         float[] r = x.clone();
-        Kernels.relu(r, 0, r.length);
+        RowKernels.relu(r, 0, r.length);
         float[] t = x.clone();
-        Kernels.tanh(t, 0, t.length);
+        RowKernels.tanh(t, 0, t.length);
         for (int i = 0; i < x.length; i++) {
             assertEquals(ScalarKernels.geluTanh(x[i]), g[i], 2e-6, "gelu_new at " + x[i]);
             assertEquals(Math.max(0, x[i]), r[i], 0, "relu");
@@ -175,7 +185,7 @@ class KernelsTest {
                 float[] g = random(dim, 1);
                 float[] b = random(dim, 1);
                 float[] y = new float[x.length];
-                Kernels.layerNorm(x, 3, dim, g, b, 1e-12f, y);
+                RowKernels.layerNorm(x, 3, dim, g, b, 1e-12f, y);
                 assertClose(ScalarKernels.layerNorm(x, 3, dim, g, b, 1e-12), y, 2e-5, "dim " + dim);
             }
         }
@@ -185,12 +195,12 @@ class KernelsTest {
     void storedLaneSumIsTheVectorLaneSumBitForBit() {
         Random random = new Random(7);
         for (int trial = 0; trial < 100; trial++) {
-            float[] lanes = new float[Kernels.L];
+            float[] lanes = new float[VectorMath.L];
             for (int i = 0; i < lanes.length; i++) {
                 lanes[i] = (float) (random.nextGaussian() * Math.pow(10, random.nextInt(9) - 4));
             }
-            float expected = Kernels.sum(jdk.incubator.vector.FloatVector.fromArray(Kernels.S, lanes, 0));
-            assertEquals(Float.floatToIntBits(expected), Float.floatToIntBits(Kernels.sumStored(lanes, 0)));
+            float expected = VectorMath.sum(jdk.incubator.vector.FloatVector.fromArray(VectorMath.S, lanes, 0));
+            assertEquals(Float.floatToIntBits(expected), Float.floatToIntBits(VectorMath.sumStored(lanes, 0)));
         }
     }
 
@@ -200,11 +210,11 @@ class KernelsTest {
             float[] a = random(n, 30);
             a[0] += 80; // exp would overflow without subtracting the maximum
             float[] expected = ScalarKernels.softmax(a);
-            Kernels.softmax(a, 0, n, new float[Kernels.L], 0);
+            RowKernels.softmax(a, 0, n, new float[VectorMath.L], 0);
             assertClose(expected, a, 1e-6, "n " + n);
         }
         float[] masked = {1f, 2f, -Float.MAX_VALUE, 3f};
-        Kernels.softmax(masked, 0, 4, new float[Kernels.L], 0);
+        RowKernels.softmax(masked, 0, 4, new float[VectorMath.L], 0);
         assertEquals(0f, masked[2]);
         assertEquals(1.0, masked[0] + masked[1] + masked[3], 1e-6);
     }
@@ -227,8 +237,8 @@ class KernelsTest {
                 float[] ctx = new float[seq * hidden];
                 float[] scores = new float[seq * seq];
                 for (int h = 0; h < heads; h++) {
-                    Kernels.attentionHead(q, k, v, hidden, 0, seq, h * d, d, mask, 0, scores, 0, ctx,
-                            new float[Kernels.attentionScratch(seq, d)], 0);
+                    AttentionKernel.head(q, k, v, hidden, 0, seq, h * d, d, mask, 0, scores, 0, ctx,
+                            new float[AttentionKernel.scratch(seq, d)], 0);
                 }
                 assertClose(ScalarKernels.attention(q, k, v, seq, hidden, heads, mask), ctx, 1e-5, "seq " + seq + " hidden " + hidden);
             }
@@ -238,18 +248,18 @@ class KernelsTest {
     @Test
     void expAndTanhFromFmasAreWithinAnUlpOrTwo() {
         java.util.SplittableRandom random = new java.util.SplittableRandom(7);
-        float[] x = new float[Kernels.L];
-        float[] e = new float[Kernels.L];
-        float[] t = new float[Kernels.L];
+        float[] x = new float[VectorMath.L];
+        float[] e = new float[VectorMath.L];
+        float[] t = new float[VectorMath.L];
         double worstExp = 0;
         double worstTanh = 0;
         for (int round = 0; round < 20_000; round++) {
             for (int i = 0; i < x.length; i++) {
                 x[i] = round % 2 == 0 ? (float) random.nextDouble(-87, 88) : (float) random.nextDouble(-10, 10);
             }
-            var v = jdk.incubator.vector.FloatVector.fromArray(Kernels.S, x, 0);
-            Kernels.exp(v).intoArray(e, 0);
-            Kernels.tanh(v).intoArray(t, 0);
+            var v = jdk.incubator.vector.FloatVector.fromArray(VectorMath.S, x, 0);
+            VectorMath.exp(v).intoArray(e, 0);
+            VectorMath.tanh(v).intoArray(t, 0);
             for (int i = 0; i < x.length; i++) {
                 double exact = Math.exp(x[i]);
                 worstExp = Math.max(worstExp, Math.abs(e[i] - exact) / Math.ulp((float) exact));
@@ -259,11 +269,11 @@ class KernelsTest {
         }
         assertTrue(worstExp <= 2, "exp off by " + worstExp + " ulp");
         assertTrue(worstTanh <= 4, "tanh off by " + worstTanh + " ulp");
-        float[] edge = new float[Kernels.L];
+        float[] edge = new float[VectorMath.L];
         edge[0] = -Float.MAX_VALUE;
         edge[1] = 100f;
         edge[2] = 0f;
-        Kernels.exp(jdk.incubator.vector.FloatVector.fromArray(Kernels.S, edge, 0)).intoArray(e, 0);
+        VectorMath.exp(jdk.incubator.vector.FloatVector.fromArray(VectorMath.S, edge, 0)).intoArray(e, 0);
         assertEquals(0f, e[0]);
         assertEquals(Float.POSITIVE_INFINITY, e[1]);
         assertEquals(1f, e[2]);

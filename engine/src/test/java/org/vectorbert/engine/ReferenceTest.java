@@ -99,7 +99,8 @@ class ReferenceTest {
 
     private static void checkTiny(String name) {
         Path dir = resource(name);
-        try (BertModel model = BertModel.load(dir); SafetensorsFile expected = SafetensorsFile.open(dir.resolve("expected.safetensors"))) {
+        BertModel model = BertModel.load(dir);
+        try (SafetensorsFile expected = SafetensorsFile.open(dir.resolve("expected.safetensors"))) {
             Batch batch = Batch.of(List.of(new int[] {1, 7, 12, 49, 3, 2}, new int[] {1, 30, 2}),
                     List.of(new int[] {0, 0, 0, 1, 1, 1}, new int[] {0, 0, 0}), 0);
             BertModel.Output out = model.forward(batch, BertModel.Request.lastHiddenState().withPooled().withAllHiddenStates());
@@ -117,7 +118,7 @@ class ReferenceTest {
         BertModel model = RealModel.model();
         int[] tooLong = new int[513];
         var e = assertThrows(EngineException.class, () -> model.forward(Batch.of(tooLong, new int[513]), BertModel.Request.lastHiddenState()));
-        assertEquals("a sequence of 513 tokens is longer than the model's maximum of 512 positions; truncate it (the tokenizer can: --max-length)",
+        assertEquals("a sequence of 513 tokens is longer than the model's maximum of 512 positions; truncate it to 512 tokens",
                 e.getMessage());
         var id = assertThrows(EngineException.class, () -> model.forward(Batch.of(new int[] {101, 40000}, new int[2]),
                 BertModel.Request.lastHiddenState()));

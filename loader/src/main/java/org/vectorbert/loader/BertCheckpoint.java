@@ -12,12 +12,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.vectorbert.common.Json;
 
 /**
  * A Hugging Face BERT model directory opened for inference: its validated {@link BertConfig}
  * and its weights, memory-mapped from {@code model.safetensors} or from the shards listed in
  * {@code model.safetensors.index.json}. Weights are found by their Hugging Face names whatever
- * spelling the checkpoint uses (see {@link WeightNames#spellings}). Closing unmaps every file.
+ * spelling the checkpoint uses (see {@link WeightNames#spellings}), each checked against the shape
+ * its reader expects. Tensors are views into the mapped files, valid until the checkpoint is closed.
  */
 public final class BertCheckpoint implements AutoCloseable {
     private final Path directory;
@@ -90,7 +92,7 @@ public final class BertCheckpoint implements AutoCloseable {
      * relative path that stays inside the index's directory.
      */
     static Map<String, String> shardMap(Path index) {
-        JsonNode map = Json.read(index).path("weight_map");
+        JsonNode map = Json.read(index, LoaderException::new).path("weight_map");
         if (!map.isObject() || map.isEmpty()) {
             throw new LoaderException(index + ": no weight_map of tensor name to file");
         }
@@ -154,41 +156,6 @@ public final class BertCheckpoint implements AutoCloseable {
             throw new LoaderException(directory + ": weight " + t.name() + " is " + t.dtype() + "; expected F32, F16 or BF16");
         }
         return t;
-    }
-
-    public boolean hasPooler() {
-        return WeightNames.pooler(config).keySet().stream().allMatch(n -> find(n).isPresent());
-    }
-
-    /** Whether the masked-language-model head (transform, LayerNorm, decoder and output bias) is present. */
-    public boolean hasMlmHead() {
-        return WeightNames.mlmHead(config).keySet().stream().allMatch(n -> find(n).isPresent());
-    }
-
-    /**
-     * Checks every weight inference needs against the config: the encoder's must all be there with
-     * the right shapes; the pooler's and the MLM head's are checked when present. Returns them by
-     * Hugging Face name, ready for the engine.
-     */
-    public Map<String, Tensor> checkedWeights() {
-        Map<String, Tensor> weights = new LinkedHashMap<>();
-        WeightNames.encoder(config).forEach((name, shape) -> weights.put(name, require(name, shape)));
-        for (Map<String, long[]> head : List.of(WeightNames.pooler(config), WeightNames.mlmHead(config))) {
-            // The tied decoder is always "found" (it is the word embeddings), so it does not make a head present.
-            if (head.keySet().stream().filter(n -> !n.equals(WeightNames.MLM_DECODER)).anyMatch(n -> find(n).isPresent())) {
-                head.forEach((name, shape) -> weights.put(name, require(name, shape)));
-            }
-        }
-        return Collections.unmodifiableMap(weights);
-    }
-
-    /** Refuses to serve fill-mask without the masked-language-model head, naming what is missing. */
-    public void requireMlmHead() {
-        List<String> missing = WeightNames.mlmHead(config).keySet().stream().filter(n -> find(n).isEmpty()).toList();
-        if (!missing.isEmpty()) {
-            throw new LoaderException(directory + " has no masked-language-model head (missing " + String.join(", ", missing)
-                    + "): it can give embeddings but not fill-mask");
-        }
     }
 
     /** Parameters stored in the files: tied weights count once, since they are stored once. */

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import org.vectorbert.common.Json;
 
 /**
  * What BERT inference needs from a {@code config.json}, with Hugging Face's defaults for missing
@@ -60,7 +61,7 @@ public record BertConfig(
 
     /** Reads and validates a config.json (or Google's bert_config.json, which uses the same names). */
     public static BertConfig load(Path file) {
-        return parse(Json.read(file), file.getFileName().toString());
+        return parse(Json.read(file, LoaderException::new), file.getFileName().toString());
     }
 
     /** Parses and validates; {@code source} names the file in messages. */

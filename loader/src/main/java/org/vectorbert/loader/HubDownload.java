@@ -19,6 +19,7 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import org.vectorbert.common.AtomicFiles;
 
 /**
  * Downloads a model from the Hugging Face hub into the hub cache layout, as huggingface_hub does:

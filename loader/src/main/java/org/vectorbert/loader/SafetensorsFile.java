@@ -20,6 +20,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.vectorbert.common.Json;
 
 /**
  * A safetensors file, validated as the reference implementation does and then memory-mapped
@@ -114,7 +115,7 @@ public final class SafetensorsFile implements AutoCloseable {
         if (!text.startsWith("{")) {
             throw new LoaderException(where + ": the header does not start with '{' (not a safetensors file?)");
         }
-        JsonNode root = Json.parse(bytes, where + " header");
+        JsonNode root = Json.parse(bytes, where + " header", LoaderException::new);
         if (!root.isObject()) {
             throw new LoaderException(where + ": the header is not a JSON object");
         }

@@ -14,6 +14,8 @@ import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import org.vectorbert.common.Json;
+import org.vectorbert.common.AtomicFiles;
 
 /**
  * Writes a safetensors file tensor by tensor, in the order the header lists them, so a

@@ -18,7 +18,8 @@ public record Tensor(String name, DType dtype, long[] shape, MemorySegment data)
         return elementCount(shape);
     }
 
-    static long elementCount(long[] shape) {
+    /** The number of elements of a tensor of {@code shape} (1 for a scalar); throws on overflow. */
+    public static long elementCount(long[] shape) {
         long n = 1;
         for (long d : shape) {
             n = Math.multiplyExact(n, d);

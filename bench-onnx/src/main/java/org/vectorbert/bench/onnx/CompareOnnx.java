@@ -19,12 +19,12 @@ import java.util.Map;
 import org.vectorbert.bench.EncoderBenchmark;
 import org.vectorbert.bench.LoadBenchmark;
 import org.vectorbert.bench.MatmulBenchmark;
+import org.vectorbert.bench.ModelArgs;
 import org.vectorbert.bench.Measure;
 import org.vectorbert.engine.Batch;
 import org.vectorbert.engine.BertModel;
 import org.vectorbert.engine.Parallel;
 import org.vectorbert.engine.Precision;
-import org.vectorbert.loader.ModelHome;
 
 /**
  * vectorbert and ONNX Runtime (Java API, CPU, MLAS) side by side on the same bert-base-uncased
@@ -71,7 +71,7 @@ public final class CompareOnnx {
                 case "--threads" -> threads = Integer.parseInt(args[++i]);
                 case "--memory-child" -> memoryChild = args[++i];
                 case "--print-model" -> {
-                    System.out.println(ModelHome.ensureDefaultModel(System.err::println, (done, total) -> { }));
+                    System.out.println(ModelArgs.defaultModel());
                     return;
                 }
                 default -> {
@@ -85,7 +85,7 @@ public final class CompareOnnx {
             System.exit(2);
         }
         if (model == null) {
-            model = ModelHome.ensureDefaultModel(System.err::println, (done, total) -> { });
+            model = ModelArgs.defaultModel();
         }
         Parallel.setThreads(threads);
         CompareOnnx compare = new CompareOnnx(model, onnx, threads);
@@ -115,8 +115,8 @@ public final class CompareOnnx {
 
         try (OrtSession.SessionOptions options = sessionOptions()) {
             // Each load starts from a collected heap, so no round pays for collecting the one before.
-            Measure[] load = Measure.settled(1, 5, Measure.pause(50, true), () -> BertModel.load(model).close(),
-                    () -> BertModel.load(model, Precision.BF16).close(), () -> {
+            Measure[] load = Measure.settled(1, 5, Measure.pause(50, true), () -> BertModel.load(model),
+                    () -> BertModel.load(model, Precision.BF16), () -> {
                 try {
                     env.createSession(onnx.resolve("encoder.onnx").toString(), options).close();
                 } catch (OrtException e) {
@@ -125,9 +125,9 @@ public final class CompareOnnx {
             });
             row("model load (warm page cache)", load);
 
-            try (BertModel bert = BertModel.load(model);
-                 BertModel bf16 = BertModel.load(model, Precision.BF16);
-                 OrtSession encoder = env.createSession(onnx.resolve("encoder.onnx").toString(), options);
+            BertModel bert = BertModel.load(model);
+            BertModel bf16 = BertModel.load(model, Precision.BF16);
+            try (OrtSession encoder = env.createSession(onnx.resolve("encoder.onnx").toString(), options);
                  OrtSession mlm = env.createSession(onnx.resolve("mlm.onnx").toString(), options)) {
                 agreement(bert, env, encoder, mlm);
                 for (int[] shape : SHAPES) {
@@ -298,11 +298,10 @@ public final class CompareOnnx {
         long loaded;
         long ran;
         if (engine.startsWith("vectorbert")) {
-            try (BertModel bert = BertModel.load(model, engine.endsWith("bf16") ? Precision.BF16 : Precision.F32)) {
-                loaded = LoadBenchmark.residentKb();
-                bert.forward(batch, BertModel.Request.lastHiddenState());
-                ran = LoadBenchmark.residentKb();
-            }
+            BertModel bert = BertModel.load(model, engine.endsWith("bf16") ? Precision.BF16 : Precision.F32);
+            loaded = LoadBenchmark.residentKb();
+            bert.forward(batch, BertModel.Request.lastHiddenState());
+            ran = LoadBenchmark.residentKb();
         } else {
             OrtEnvironment env = OrtEnvironment.getEnvironment();
             try (OrtSession.SessionOptions options = sessionOptions();

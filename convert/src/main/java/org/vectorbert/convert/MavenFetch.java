@@ -1,4 +1,4 @@
-package org.vectorbert.loader;
+package org.vectorbert.convert;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
+import org.vectorbert.loader.LoaderException;
 
 /**
  * Fetches an artifact with the Maven command on the PATH, so repositories, mirrors, proxies and

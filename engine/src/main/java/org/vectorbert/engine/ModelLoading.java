@@ -8,32 +8,31 @@ import java.util.function.BiFunction;
 import org.vectorbert.loader.ModelResolver;
 import org.vectorbert.tokenizer.BertTokenizer;
 
-/** Loading shared by the pipelines: progress through the platform logger, tokenizer and weights side by side. */
-final class Library {
+/** Loading shared by the pipelines: the model resolved, then tokenizer and weights built side by side; progress through the platform logger. */
+final class ModelLoading {
     private static final System.Logger LOG = System.getLogger("org.vectorbert");
 
-    private Library() {}
+    private ModelLoading() {}
 
     /**
-     * Builds the tokenizer on its own thread while the weights load on this one and the pool (they
-     * are independent, and on a small machine each is a sizeable part of a one-shot command's time),
-     * then makes the pipeline. The model is closed if anything fails.
+     * Resolves {@code model} (null for the default) as {@link ModelResolver} does, builds the tokenizer
+     * on its own thread while the weights load on this one and the kernel threads (they are
+     * independent, and on a small machine each is a sizeable part of a one-shot command's time), then
+     * makes the pipeline.
      */
-    static <T> T load(Path directory, Precision precision, BiFunction<BertModel, BertTokenizer, T> pipeline) {
+    static <T> T load(String model, Precision precision, BiFunction<BertModel, BertTokenizer, T> pipeline) {
+        Path directory = ModelResolver.resolve(model, listener());
         CompletableFuture<BertTokenizer> tokenizer = CompletableFuture.supplyAsync(
                 () -> BertTokenizer.fromDirectory(directory), task -> Thread.ofPlatform().daemon().name("vectorbert-tokenizer").start(task));
-        BertModel model = BertModel.load(directory, precision);
+        BertModel bert = BertModel.load(directory, precision);
         try {
-            return pipeline.apply(model, tokenizer.join());
+            return pipeline.apply(bert, tokenizer.join());
         } catch (CompletionException e) {
-            model.close();
             throw e.getCause() instanceof RuntimeException cause ? cause : e;
-        } catch (RuntimeException e) {
-            model.close();
-            throw e;
         }
     }
 
+    /** Model resolution's messages and progress, to the {@code org.vectorbert} logger. */
     static ModelResolver.Listener listener() {
         return new ModelResolver.Listener() {
             private int lastDecile = -1;

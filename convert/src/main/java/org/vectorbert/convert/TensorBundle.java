@@ -1,4 +1,4 @@
-package org.vectorbert.loader;
+package org.vectorbert.convert;
 
 import java.io.EOFException;
 import java.io.IOException;
@@ -10,6 +10,8 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.zip.CRC32C;
+import org.vectorbert.loader.LoaderException;
+import org.vectorbert.loader.Tensor;
 
 /**
  * A TensorFlow tensor bundle (a checkpoint's {@code .index} and {@code .data-00000-of-00001}).

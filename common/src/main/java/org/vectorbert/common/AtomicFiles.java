@@ -1,4 +1,4 @@
-package org.vectorbert.loader;
+package org.vectorbert.common;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -6,19 +6,19 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 
 /** Files that appear whole or not at all: written beside their target, then moved into place. */
-final class AtomicFiles {
+public final class AtomicFiles {
     private AtomicFiles() {}
 
     /** Where to write {@code target} first; the process id keeps two concurrent writers apart. */
-    static Path partial(Path target) {
+    public static Path partial(Path target) {
         return target.resolveSibling(target.getFileName() + "." + ProcessHandle.current().pid() + ".partial");
     }
 
-    static void moveIntoPlace(Path partial, Path target) throws IOException {
+    public static void moveIntoPlace(Path partial, Path target) throws IOException {
         Files.move(partial, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 
-    static void write(Path target, byte[] bytes) throws IOException {
+    public static void write(Path target, byte[] bytes) throws IOException {
         Path partial = partial(target);
         Files.write(partial, bytes);
         moveIntoPlace(partial, target);

@@ -1,0 +1,51 @@
+package org.vectorbert.engine;
+
+import java.util.Arrays;
+import java.util.List;
+import org.vectorbert.loader.BertConfig;
+
+/**
+ * {@code bert.encoder}: the layers in order, and a pre-LN encoder's {@code final_layer_norm} after the last.
+ *
+ * @param layers         layer.0 .. layer.(num_hidden_layers - 1)
+ * @param finalLayerNorm final_layer_norm [hidden], or null (BERT has none)
+ */
+record BertEncoder(List<BertLayer> layers, LayerNorm finalLayerNorm) {
+    static BertEncoder load(Scope scope, BertConfig c) {
+        // Copying and packing a base model's 340 MB of layer weights is most of a load: the layers load in parallel.
+        BertLayer[] layers = new BertLayer[c.numHiddenLayers()];
+        Parallel.forRange(layers.length, 1, (from, to) -> {
+            for (int l = from; l < to; l++) {
+                layers[l] = BertLayer.load(scope.child("layer." + l), c);
+            }
+        });
+        return new BertEncoder(List.of(layers), c.finalLayerNorm() ? LayerNorm.load(scope.child("final_layer_norm"), c) : null);
+    }
+
+    /**
+     * Runs every layer over x ([rows, hidden], the embeddings' output) in place. When asked, adds each
+     * layer's output to {@code hiddenStates} and its attention probabilities to {@code attentions}.
+     */
+    void forward(float[] x, Batch batch, Workspace ws, BertModel.Request request, List<float[]> hiddenStates,
+                 List<float[]> attentions) {
+        for (BertLayer layer : layers) {
+            layer.forward(x, batch, ws);
+            if (request.attentions()) {
+                attentions.add(Arrays.copyOf(ws.scores, ws.scoreFloats(batch)));
+            }
+            if (request.allHiddenStates()) {
+                hiddenStates.add(x.clone());
+            }
+        }
+        if (finalLayerNorm != null) {
+            finalLayerNorm.apply(x, batch.rows(), x);
+            if (request.allHiddenStates()) {
+                hiddenStates.set(hiddenStates.size() - 1, x.clone());
+            }
+        }
+    }
+
+    long bytes() {
+        return layers.stream().mapToLong(BertLayer::bytes).sum() + (finalLayerNorm == null ? 0 : finalLayerNorm.bytes());
+    }
+}

@@ -1,0 +1,87 @@
+package org.vectorbert.engine;
+
+import org.vectorbert.loader.BertConfig;
+
+/**
+ * {@code bert.encoder.layer.N}: self-attention, then the feed-forward block, each with a residual
+ * connection and a LayerNorm. BERT normalises after each sub-layer (post-LN); a config with
+ * vectorbert's {@code pre_layer_norm} normalises before it, with the same weights.
+ *
+ * @param attention       attention.self
+ * @param attentionOutput attention.output: dense [hidden -> hidden], LayerNorm
+ * @param intermediate    intermediate.dense [hidden -> intermediate]
+ * @param activation      hidden_act, after intermediate.dense
+ * @param output          output: dense [intermediate -> hidden], LayerNorm
+ * @param preLayerNorm    config.json's pre_layer_norm
+ * @param hidden          hidden_size
+ */
+record BertLayer(BertSelfAttention attention, DenseAndNorm attentionOutput, PackedMatrix intermediate, Activation activation,
+                 DenseAndNorm output, boolean preLayerNorm, int hidden) {
+    /**
+     * A projection and a LayerNorm: the checkpoint's {@code attention.output} and {@code output}
+     * (transformers' BertSelfOutput and BertOutput).
+     *
+     * @param dense     dense [in -> hidden]
+     * @param layerNorm LayerNorm [hidden]
+     */
+    record DenseAndNorm(PackedMatrix dense, LayerNorm layerNorm) {
+        static DenseAndNorm load(Scope scope, int in, BertConfig c) {
+            return new DenseAndNorm(scope.child("dense").linear(in, c.hiddenSize()), LayerNorm.load(scope.child("LayerNorm"), c));
+        }
+
+        long bytes() {
+            return dense.bytes() + layerNorm.bytes();
+        }
+    }
+
+    static BertLayer load(Scope scope, BertConfig c) {
+        return new BertLayer(BertSelfAttention.load(scope.child("attention.self"), c),
+                DenseAndNorm.load(scope.child("attention.output"), c.hiddenSize(), c),
+                scope.child("intermediate.dense").linear(c.hiddenSize(), c.intermediateSize()), Activation.of(c),
+                DenseAndNorm.load(scope.child("output"), c.intermediateSize(), c), c.preLayerNorm(), c.hiddenSize());
+    }
+
+    /** Runs the layer over x ([rows, hidden]) in place; the attention probabilities stay in ws.scores. */
+    void forward(float[] x, Batch batch, Workspace ws) {
+        if (preLayerNorm) {
+            forwardPreLn(x, batch, ws);
+        } else {
+            forwardPostLn(x, batch, ws);
+        }
+    }
+
+    /** BERT: x = LN(x + attention(x)); x = LN(x + W2·act(W1·x)), with attention.output's and output's LayerNorms. */
+    private void forwardPostLn(float[] x, Batch batch, Workspace ws) {
+        int rows = batch.rows();
+        attention.forward(x, batch, ws);                       // context of every head -> ws.ctx
+        attentionOutput.dense().apply(ws.ctx, rows, ws.t);
+        RowKernels.addInPlace(ws.t, 0, x, rows * hidden);      // the residual
+        attentionOutput.layerNorm().apply(ws.t, rows, x);
+        intermediate.apply(x, rows, ws.inner);
+        RowKernels.activate(activation, ws.inner, rows * intermediate.out);
+        output.dense().apply(ws.inner, rows, ws.t);
+        RowKernels.addInPlace(ws.t, 0, x, rows * hidden);
+        output.layerNorm().apply(ws.t, rows, x);
+    }
+
+    /**
+     * Pre-LN: x = x + attention(LN1(x)); x = x + W2·act(W1·LN2(x)). The checkpoint keeps BERT's names, so
+     * LN1 is attention.output.LayerNorm and LN2 is output.LayerNorm, each now in front of its sub-layer.
+     */
+    private void forwardPreLn(float[] x, Batch batch, Workspace ws) {
+        int rows = batch.rows();
+        attentionOutput.layerNorm().apply(x, rows, ws.t);
+        attention.forward(ws.t, batch, ws);
+        attentionOutput.dense().apply(ws.ctx, rows, ws.t);
+        RowKernels.addInPlace(x, 0, ws.t, rows * hidden);
+        output.layerNorm().apply(x, rows, ws.t);
+        intermediate.apply(ws.t, rows, ws.inner);
+        RowKernels.activate(activation, ws.inner, rows * intermediate.out);
+        output.dense().apply(ws.inner, rows, ws.ctx);
+        RowKernels.addInPlace(x, 0, ws.ctx, rows * hidden);
+    }
+
+    long bytes() {
+        return attention.bytes() + attentionOutput.bytes() + intermediate.bytes() + output.bytes();
+    }
+}

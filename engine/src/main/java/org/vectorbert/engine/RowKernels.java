@@ -1,0 +1,188 @@
+package org.vectorbert.engine;
+
+import static org.vectorbert.engine.VectorMath.L;
+import static org.vectorbert.engine.VectorMath.S;
+import static org.vectorbert.engine.VectorMath.tail;
+
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.VectorOperators;
+
+/**
+ * The kernels that work along rows of activations: LayerNorm, softmax, the residual add and the
+ * activations. Each walks a row in whole vectors and ends with at most one masked vector.
+ */
+final class RowKernels {
+    private RowKernels() {}
+
+    // ---- normalisation ----
+
+    /**
+     * LayerNorm of each of {@code rows} rows of width {@code dim}: (x - mean)/√(var + eps)·γ + β,
+     * with the mean and the (biased) variance computed in two passes. In place when out == x.
+     */
+    static void layerNorm(float[] x, int rows, int dim, float[] gamma, float[] beta, float eps, float[] out) {
+        Parallel.forRange(rows, 1, (from, to) -> {
+            for (int r = from; r < to; r++) {
+                layerNormRow(x, r * dim, dim, gamma, beta, eps, out);
+            }
+        });
+    }
+
+    private static void layerNormRow(float[] x, int off, int dim, float[] gamma, float[] beta, float eps, float[] out) {
+        float mean = VectorMath.sum(x, off, dim) / dim;
+        FloatVector vm = FloatVector.broadcast(S, mean);
+        FloatVector acc = FloatVector.zero(S);
+        int bound = S.loopBound(dim);
+        int i = 0;
+        for (; i < bound; i += L) {
+            FloatVector d = FloatVector.fromArray(S, x, off + i).sub(vm);
+            acc = acc.add(d.mul(d));
+        }
+        if (i < dim) {
+            VectorMask<Float> m = tail(i, dim);
+            FloatVector d = FloatVector.fromArray(S, x, off + i, m).sub(vm);
+            acc = acc.add(d.mul(d), m);
+        }
+        float variance = VectorMath.sum(acc) / dim;
+        float inv = (float) (1.0 / Math.sqrt(variance + eps));
+        for (i = 0; i < bound; i += L) {
+            FloatVector g = FloatVector.fromArray(S, gamma, i);
+            FloatVector b = FloatVector.fromArray(S, beta, i);
+            FloatVector.fromArray(S, x, off + i).sub(vm).mul(inv).fma(g, b).intoArray(out, off + i);
+        }
+        if (i < dim) {
+            VectorMask<Float> m = tail(i, dim);
+            FloatVector g = FloatVector.fromArray(S, gamma, i, m);
+            FloatVector b = FloatVector.fromArray(S, beta, i, m);
+            FloatVector.fromArray(S, x, off + i, m).sub(vm).mul(inv).fma(g, b).intoArray(out, off + i, m);
+        }
+    }
+
+    /**
+     * Softmax over a[off .. off+n), subtracting the maximum first so exp never overflows. {@code lanes} from
+     * {@code lanesOff} is scratch of L floats for the lane sum: in attention, C2 inlines this method and then
+     * stops inlining (node-count cutoff) before {@link VectorMath#sum(FloatVector)}, and a vector passed to a
+     * call that is not inlined is boxed: about 100 bytes of garbage per row, 2 MB per 1 x 128 pass.
+     */
+    static void softmax(float[] a, int off, int n, float[] lanes, int lanesOff) {
+        int bound = S.loopBound(n);
+        FloatVector vmax = FloatVector.broadcast(S, Float.NEGATIVE_INFINITY);
+        int i = 0;
+        for (; i < bound; i += L) {
+            vmax = vmax.max(FloatVector.fromArray(S, a, off + i));
+        }
+        if (i < n) {
+            VectorMask<Float> m = tail(i, n);
+            vmax = vmax.max(FloatVector.fromArray(S, a, off + i, m).blend(Float.NEGATIVE_INFINITY, m.not()));
+        }
+        float max = vmax.reduceLanes(VectorOperators.MAX);
+        FloatVector acc = FloatVector.zero(S);
+        for (i = 0; i < bound; i += L) {
+            FloatVector e = VectorMath.exp(FloatVector.fromArray(S, a, off + i).sub(max));
+            e.intoArray(a, off + i);
+            acc = acc.add(e);
+        }
+        if (i < n) {
+            VectorMask<Float> m = tail(i, n);
+            FloatVector e = VectorMath.exp(FloatVector.fromArray(S, a, off + i, m).sub(max));
+            e.intoArray(a, off + i, m);
+            acc = acc.add(e, m);
+        }
+        acc.intoArray(lanes, lanesOff);
+        float inv = 1f / VectorMath.sumStored(lanes, lanesOff);
+        for (i = 0; i < bound; i += L) {
+            FloatVector.fromArray(S, a, off + i).mul(inv).intoArray(a, off + i);
+        }
+        if (i < n) {
+            VectorMask<Float> m = tail(i, n);
+            FloatVector.fromArray(S, a, off + i, m).mul(inv).intoArray(a, off + i, m);
+        }
+    }
+
+    // ---- element-wise ----
+
+    /** a[off + i] += b[i] for i in [0, n). */
+    static void addInPlace(float[] a, int off, float[] b, int n) {
+        int bound = S.loopBound(n);
+        int i = 0;
+        for (; i < bound; i += L) {
+            FloatVector.fromArray(S, a, off + i).add(FloatVector.fromArray(S, b, i)).intoArray(a, off + i);
+        }
+        if (i < n) {
+            VectorMask<Float> m = tail(i, n);
+            FloatVector.fromArray(S, a, off + i, m).add(FloatVector.fromArray(S, b, i, m)).intoArray(a, off + i, m);
+        }
+    }
+
+    /** The activation named by hidden_act, in place over [0, n), in parallel. */
+    static void activate(Activation act, float[] a, int n) {
+        Parallel.forRange(n, 4096, (from, to) -> {
+            switch (act) {
+                case GELU -> gelu(a, from, to);
+                case GELU_TANH -> geluTanh(a, from, to);
+                case RELU -> relu(a, from, to);
+            }
+        });
+    }
+
+    private static final float SQRT_HALF = (float) Math.sqrt(0.5);
+
+    /** 0.5·x·(1 + erf(x/√2)), the exact GELU, in place over [from, to). */
+    static void gelu(float[] a, int from, int to) {
+        int bound = from + S.loopBound(to - from);
+        int i = from;
+        for (; i < bound; i += L) {
+            FloatVector x = FloatVector.fromArray(S, a, i);
+            x.mul(0.5f).mul(VectorMath.erf(x.mul(SQRT_HALF)).add(1f)).intoArray(a, i);
+        }
+        if (i < to) {
+            VectorMask<Float> m = tail(i, to);
+            FloatVector x = FloatVector.fromArray(S, a, i, m);
+            x.mul(0.5f).mul(VectorMath.erf(x.mul(SQRT_HALF)).add(1f)).intoArray(a, i, m);
+        }
+    }
+
+    private static final float SQRT_2_OVER_PI = (float) Math.sqrt(2 / Math.PI);
+
+    /** 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), gelu_new / gelu_pytorch_tanh, in place over [from, to). */
+    static void geluTanh(float[] a, int from, int to) {
+        int bound = from + S.loopBound(to - from);
+        int i = from;
+        for (; i < bound; i += L) {
+            FloatVector x = FloatVector.fromArray(S, a, i);
+            x.mul(0.5f).mul(VectorMath.tanh(x.mul(x).mul(x).mul(0.044715f).add(x).mul(SQRT_2_OVER_PI)).add(1f)).intoArray(a, i);
+        }
+        if (i < to) {
+            VectorMask<Float> m = tail(i, to);
+            FloatVector x = FloatVector.fromArray(S, a, i, m);
+            x.mul(0.5f).mul(VectorMath.tanh(x.mul(x).mul(x).mul(0.044715f).add(x).mul(SQRT_2_OVER_PI)).add(1f)).intoArray(a, i, m);
+        }
+    }
+
+    /** max(0, x) in place over [from, to). */
+    static void relu(float[] a, int from, int to) {
+        int bound = from + S.loopBound(to - from);
+        int i = from;
+        for (; i < bound; i += L) {
+            FloatVector.fromArray(S, a, i).max(0f).intoArray(a, i);
+        }
+        if (i < to) {
+            VectorMask<Float> m = tail(i, to);
+            FloatVector.fromArray(S, a, i, m).max(0f).intoArray(a, i, m);
+        }
+    }
+
+    /** tanh in place over [from, to). */
+    static void tanh(float[] a, int from, int to) {
+        int bound = from + S.loopBound(to - from);
+        int i = from;
+        for (; i < bound; i += L) {
+            VectorMath.tanh(FloatVector.fromArray(S, a, i)).intoArray(a, i);
+        }
+        if (i < to) {
+            VectorMask<Float> m = tail(i, to);
+            VectorMath.tanh(FloatVector.fromArray(S, a, i, m)).intoArray(a, i, m);
+        }
+    }
+}

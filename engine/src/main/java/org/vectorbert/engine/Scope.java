@@ -1,0 +1,57 @@
+package org.vectorbert.engine;
+
+import org.vectorbert.loader.BertCheckpoint;
+import org.vectorbert.loader.Tensor;
+
+/**
+ * A node of the checkpoint's name tree, as Hugging Face names it ({@code bert.encoder.layer.3.attention}).
+ * Blocks take their weights through it by the names the checkpoint gives them, each checked
+ * against the shape the config implies; the loader finds the spellings checkpoints in the wild use
+ * (without the {@code bert.} prefix, LayerNorm {@code gamma}/{@code beta}) and names the tensor and
+ * both shapes when one does not fit.
+ *
+ * @param checkpoint the opened checkpoint
+ * @param path       this node's dotted name ("" at the root)
+ * @param precision  how matrices taken through {@link #linear} are held
+ */
+record Scope(BertCheckpoint checkpoint, String path, Precision precision) {
+    /** The root of {@code checkpoint}'s tree. */
+    static Scope root(BertCheckpoint checkpoint, Precision precision) {
+        return new Scope(checkpoint, "", precision);
+    }
+
+    /** The node {@code name} below this one ({@code child("layer").child("3")}, or {@code child("layer.3")}). */
+    Scope child(String name) {
+        return new Scope(checkpoint, name(name), precision);
+    }
+
+    /** The full name of {@code leaf} under this node. */
+    String name(String leaf) {
+        return path.isEmpty() ? leaf : path + "." + leaf;
+    }
+
+    /** Whether the checkpoint holds {@code leaf} under this node, under any spelling. */
+    boolean has(String leaf) {
+        return checkpoint.find(name(leaf)).isPresent();
+    }
+
+    /** The tensor {@code leaf}, which must exist with exactly this shape. */
+    Tensor tensor(String leaf, long... shape) {
+        return checkpoint.require(name(leaf), shape);
+    }
+
+    /** The float32 vector {@code leaf} of {@code size} values (biases, LayerNorm weights). */
+    float[] vector(String leaf, int size) {
+        return tensor(leaf, size).toFloatArray();
+    }
+
+    /** A float32 matrix {@code leaf} of [rows, cols], row-major (position and token-type embeddings). */
+    float[] matrix(String leaf, int rows, int cols) {
+        return tensor(leaf, rows, cols).toFloatArray();
+    }
+
+    /** This node as a Linear layer: weight [out, in] and bias [out], shape-checked and packed for the matrix kernel. */
+    PackedMatrix linear(int in, int out) {
+        return PackedMatrix.pack(tensor("weight", out, in), tensor("bias", out), precision);
+    }
+}
