@@ -12,7 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.vectorbert.convert.RealModels;
+import org.vectorbert.convert.testing.RealModels;
 
 /** {@code vectorbert convert} and {@code vectorbert inspect} on the real checkpoint and on broken ones. */
 class CheckpointCommandsTest {

@@ -17,7 +17,7 @@ import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.vectorbert.loader.HubImitation;
+import org.vectorbert.loader.testing.HubImitation;
 import org.vectorbert.loader.SafetensorsFile;
 import org.vectorbert.loader.SafetensorsWriter;
 import org.vectorbert.loader.Tensor;

@@ -45,7 +45,9 @@ class ReadmeExamplesTest {
         assertEquals(List.of("FillMaskExample", "EmbeddingsExample"), classes);
 
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-        List<String> args = new ArrayList<>(List.of("-classpath", System.getProperty("java.class.path"),
+        // As a user's program would compile them: everything on the class path (the tests run vectorbert's modules on the module path).
+        String classPath = System.getProperty("java.class.path") + java.io.File.pathSeparator + System.getProperty("jdk.module.path", "");
+        List<String> args = new ArrayList<>(List.of("-classpath", classPath,
                 "--add-modules", "jdk.incubator.vector", "-proc:none", "-Xlint:all,-incubating", "-Werror",
                 "-d", work.toString()));
         args.addAll(files);

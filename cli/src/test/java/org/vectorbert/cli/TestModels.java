@@ -1,7 +1,7 @@
 package org.vectorbert.cli;
 
 import java.nio.file.Path;
-import org.vectorbert.convert.RealModels;
+import org.vectorbert.convert.testing.RealModels;
 
 /** The real bert-base-uncased, converted once per test JVM from the Maven Central jar and removed at exit. */
 final class TestModels {

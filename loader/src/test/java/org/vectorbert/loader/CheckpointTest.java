@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.vectorbert.loader.testing.TinyCheckpoints;
 
 /** config.json, model directories, weight-name spellings and shape checks, on small made-up checkpoints. */
 class CheckpointTest {

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.vectorbert.loader.testing.HubImitation;
 
 /** {@link ModelResolver}: local directories, the Hugging Face cache, and downloads from a hub imitation on loopback. */
 class ModelResolverTest {

@@ -1,4 +1,4 @@
-package org.vectorbert.convert;
+package org.vectorbert.convert.testing;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -8,6 +8,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.stream.Stream;
+import org.vectorbert.convert.BertBaseUncasedArtifact;
+import org.vectorbert.convert.TfImport;
 
 /**
  * The real bert-base-uncased for tests: the Maven Central jar on the test class path, converted

@@ -1,4 +1,4 @@
-package org.vectorbert.loader;
+package org.vectorbert.loader.testing;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;

@@ -1,4 +1,4 @@
-package org.vectorbert.loader;
+package org.vectorbert.loader.testing;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -6,6 +6,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.vectorbert.loader.DType;
+import org.vectorbert.loader.SafetensorsWriter;
+import org.vectorbert.loader.Tensor;
 
 /** Made-up checkpoints for tests: a tiny BERT config and whichever tensors a test names. Shared through the test-jar. */
 public final class TinyCheckpoints {

@@ -1,0 +1,8 @@
+/** Benchmarks that print figures (bench/run); bench-onnx builds on them. */
+module org.vectorbert.bench {
+    requires transitive org.vectorbert.engine;
+    requires jdk.management;
+    requires jdk.incubator.vector;
+
+    exports org.vectorbert.bench;
+}

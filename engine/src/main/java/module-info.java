@@ -1,0 +1,11 @@
+/**
+ * The BERT encoder on the Vector API: the model's blocks and their kernels, and the pipelines a
+ * library user calls (Embeddings, FillMask, BertModel). Only the API package is exported.
+ */
+module org.vectorbert.engine {
+    requires transitive org.vectorbert.loader;
+    requires transitive org.vectorbert.tokenizer;
+    requires jdk.incubator.vector;
+
+    exports org.vectorbert.engine;
+}
