@@ -99,7 +99,14 @@ final class EmbedCommand implements Callable<Integer> {
                     throw new UserError("cannot embed an empty text");
                 }
                 List<String> seconds = pair == null ? null : java.util.Collections.nCopies(batch.size(), pair);
-                List<Embeddings.Result> results = embeddings.run(batch, seconds, tokenVectors, attentions);
+                List<Embeddings.Include> include = new ArrayList<>();
+                if (tokenVectors) {
+                    include.add(Embeddings.Include.TOKEN_VECTORS);
+                }
+                if (attentions) {
+                    include.add(Embeddings.Include.ATTENTIONS);
+                }
+                List<Embeddings.Result> results = embeddings.run(batch, seconds, include.toArray(Embeddings.Include[]::new));
                 long tokens = 0;
                 for (int i = 0; i < results.size(); i++) {
                     Embeddings.Result result = results.get(i);

@@ -68,7 +68,7 @@ public final class Embeddings {
 
     /** One vector per text, in order, from one forward pass. */
     public List<float[]> embed(List<String> texts) {
-        return run(texts, null, false, false).stream().map(Result::pooled).toList();
+        return run(texts, null).stream().map(Result::pooled).toList();
     }
 
     /** The length of the vectors: the model's hidden size. */
@@ -101,11 +101,21 @@ public final class Embeddings {
      */
     public record Result(int[] ids, float[] pooled, float[] tokenVectors, float[][][][] attentions) {}
 
+    /** What {@link #run} gives beyond each text's ids and vector. */
+    public enum Include {
+        /** Every token's vector (the last hidden state, without padding). */
+        TOKEN_VECTORS,
+        /** Every layer's attention probabilities. */
+        ATTENTIONS
+    }
+
     /**
      * Several texts (or pairs, {@code [CLS] text [SEP] pair [SEP]}, when {@code pairs} is not null)
-     * padded into one forward pass, one {@link Result} each, in order.
+     * padded into one forward pass, one {@link Result} each, in order, with what {@code include} asks.
      */
-    public List<Result> run(List<String> texts, List<String> pairs, boolean tokenVectors, boolean attentions) {
+    public List<Result> run(List<String> texts, List<String> pairs, Include... include) {
+        boolean tokenVectors = List.of(include).contains(Include.TOKEN_VECTORS);
+        boolean attentions = List.of(include).contains(Include.ATTENTIONS);
         List<Encoding> encodings = encode(texts, pairs);
         Batch batch = Batch.of(encodings.stream().map(Encoding::ids).toList(), encodings.stream().map(Encoding::typeIds).toList(),
                 tokenizer.padTokenId());

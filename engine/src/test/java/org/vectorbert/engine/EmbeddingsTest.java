@@ -60,10 +60,10 @@ class EmbeddingsTest {
     @Test
     void tokenVectorsAndAttentionsHaveTheirShapes() {
         Embeddings e = embeddings(false);
-        Embeddings.Result tv = e.run(List.of("hello world"), null, true, false).getFirst();
+        Embeddings.Result tv = e.run(List.of("hello world"), null, Embeddings.Include.TOKEN_VECTORS).getFirst();
         assertArrayEquals(new int[] {101, 7592, 2088, 102}, tv.ids());
         assertEquals(4 * 768, tv.tokenVectors().length);
-        float[][][][] att = e.run(List.of("hello world"), null, false, true).getFirst().attentions();
+        float[][][][] att = e.run(List.of("hello world"), null, Embeddings.Include.ATTENTIONS).getFirst().attentions();
         assertEquals(12, att.length);
         assertEquals(12, att[0].length);
         assertEquals(4, att[0][0].length);
