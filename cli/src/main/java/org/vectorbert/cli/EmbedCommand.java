@@ -20,9 +20,12 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "embed",
         mixinStandardHelpOptions = true,
-        description = "Turn texts into vectors: one pooled vector per text, or every token's vector.",
+        description = {"Turn texts into vectors: one pooled vector per text, or every token's vector.",
+            "A sentence-transformers model's own settings (pooling, normalisation, maximum length, prompts) apply unless an option says otherwise."},
         footer = {"", "Examples:",
             "  vectorbert embed --json --pooling mean --normalize \"A sentence to embed.\"",
+            "  vectorbert embed --model sentence-transformers/all-MiniLM-L6-v2 --file corpus.txt --output vectors.npy",
+            "  vectorbert embed --model intfloat/e5-small-v2 --prompt-name query --json \"how do I embed text?\"",
             "  vectorbert embed --json --pooling none --attentions \"hello world\"",
             "  vectorbert embed --json --pair \"Where is Paris?\" \"Paris is in France.\"",
             "  vectorbert embed --pooling mean --normalize --file sentences.txt --output vectors.npy",
@@ -38,18 +41,29 @@ final class EmbedCommand implements Callable<Integer> {
     @Option(names = "--pair", paramLabel = "TEXT_B", description = "Second text of a pair.")
     String pair;
 
-    @Option(names = "--pooling", paramLabel = "MODE", defaultValue = "cls",
-            description = "cls (default), mean (over real tokens), pooler (BERT's tanh pooler) or none (every token's vector).")
-    String pooling;
+    @Option(names = "--pooling", paramLabel = "MODE", split = ",",
+            description = "cls, mean, max, mean_sqrt_len, lasttoken, pooler (BERT's tanh pooler), or none (every token's vector); "
+                    + "several, comma-separated, are concatenated. Default: the model's (sentence-transformers' 1_Pooling), else cls.")
+    List<String> pooling;
 
-    @Option(names = "--normalize", description = "Scale pooled vectors to unit length.")
-    boolean normalize;
+    @Option(names = "--normalize", negatable = true,
+            description = "Scale vectors to unit length (--no-normalize: do not). Default: the model's (a Normalize module), else not.")
+    Boolean normalize;
+
+    @Option(names = "--truncate", negatable = true,
+            description = "Cut texts longer than the model takes (--no-truncate: refuse them). Default: cut for sentence-transformers"
+                    + " models (to max_seq_length, as it does), refuse for others.")
+    Boolean truncate;
+
+    @Option(names = "--prompt", paramLabel = "TEXT", description = "Text put before every input (for example \"query: \").")
+    String prompt;
+
+    @Option(names = "--prompt-name", paramLabel = "NAME",
+            description = "A prompt the model's config_sentence_transformers.json names (for example query); default: its default prompt.")
+    String promptName;
 
     @Option(names = "--attentions", description = "Add attention probabilities [layer][head][query][key] (with --json).")
     boolean attentions;
-
-    @Option(names = "--truncate", description = "Cut texts longer than the model takes instead of refusing them.")
-    boolean truncate;
 
     @Option(names = "--json", description = "One JSON line per text: {input_ids, embedding} or {input_ids, last_hidden_state}.")
     boolean json;
@@ -61,21 +75,31 @@ final class EmbedCommand implements Callable<Integer> {
             description = "Write a numpy float32 array instead of printing: [n, dim], or [n, seq, dim] zero-padded for --pooling none with each text's length in FILE.lengths.npy.")
     Path output;
 
-    @Option(names = "--batch-size", paramLabel = "N", defaultValue = "16",
-            description = "Texts per forward pass (default: ${DEFAULT-VALUE}); standard input is answered as lines arrive.")
+    @Option(names = "--batch-size", paramLabel = "N", defaultValue = "256",
+            description = "Texts read at a time and grouped by length into forward passes (default: ${DEFAULT-VALUE});"
+                    + " standard input is answered as lines arrive.")
     int batchSize;
+
+    @Option(names = "--batch-tokens", paramLabel = "N", defaultValue = "" + EmbeddingOptions.BATCH_TOKENS,
+            description = "Positions (padding included) a forward pass may hold (default: ${DEFAULT-VALUE}).")
+    int batchTokens;
 
     @Parameters(paramLabel = "TEXT", arity = "0..*", description = "Texts to embed.")
     List<String> texts = new ArrayList<>();
 
     @Override
     public Integer call() {
-        boolean tokenVectors = pooling.equalsIgnoreCase("none");
-        Pooling mode;
-        try {
-            mode = tokenVectors ? Pooling.CLS : Pooling.parse(pooling);
-        } catch (EngineException e) {
-            throw new UserError("unknown --pooling '" + pooling + "' (expected cls, mean, pooler or none)");
+        boolean tokenVectors = pooling != null && pooling.size() == 1 && pooling.getFirst().equalsIgnoreCase("none");
+        List<Pooling> modes = null;
+        if (pooling != null && !tokenVectors) {
+            modes = new ArrayList<>();
+            for (String p : pooling) {
+                try {
+                    modes.add(Pooling.parse(p.trim()));
+                } catch (EngineException e) {
+                    throw new UserError("unknown --pooling '" + p + "' (expected " + Pooling.names() + " or none)");
+                }
+            }
         }
         if (attentions && (!json || output != null)) {
             throw new UserError("--attentions needs --json (and no --output)");
@@ -86,14 +110,24 @@ final class EmbedCommand implements Callable<Integer> {
         if (batchSize <= 0) {
             throw new UserError("--batch-size must be positive, was " + batchSize);
         }
+        if (batchTokens <= 0) {
+            throw new UserError("--batch-tokens must be positive, was " + batchTokens);
+        }
+        if (prompt != null && promptName != null) {
+            throw new UserError("give --prompt or --prompt-name, not both");
+        }
         PrintWriter out = spec.commandLine().getOut();
-        EmbeddingOptions options = EmbeddingOptions.defaults().withPrecision(modelOptions.precision()).withPooling(mode)
-                .withNormalize(normalize).withTruncate(truncate);
+        EmbeddingOptions options = new EmbeddingOptions(modelOptions.precision(), tokenVectors ? List.of(Pooling.CLS) : modes,
+                normalize, truncate, prompt, promptName, batchTokens);
         Embeddings embeddings = Embeddings.load(modelOptions.directory(spec.commandLine().getErr()).toString(), options);
+        if (tokenVectors && embeddings.options().pooling().size() > 1) {
+            throw new UserError("--pooling none gives token vectors; it goes alone");
+        }
         try (NpyOutput npy = output == null ? null : tokenVectors
                      ? NpyOutput.tokenVectors(output, embeddings.dimension())
                      : NpyOutput.pooled(output, embeddings.dimension())) {
             RunProgress progress = new RunProgress(spec.commandLine().getErr(), "embed:", file != null);
+            progress.cutAt(embeddings.maxTokens());
             TextInput.forEachBatch(texts, file, System.in, batchSize, (batch, read, total) -> {
                 if (pair == null && batch.stream().anyMatch(String::isEmpty)) {
                     throw new UserError("cannot embed an empty text");
@@ -111,6 +145,7 @@ final class EmbedCommand implements Callable<Integer> {
                 for (int i = 0; i < results.size(); i++) {
                     Embeddings.Result result = results.get(i);
                     tokens += result.ids().length;
+                    progress.computed(result.ids().length, result.batchLength(), result.truncated());
                     if (npy != null) {
                         npy.add(tokenVectors ? result.tokenVectors() : result.pooled(), tokenVectors ? result.ids().length : 1);
                     } else {

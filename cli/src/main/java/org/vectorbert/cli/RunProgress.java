@@ -18,6 +18,9 @@ final class RunProgress {
     private long lastDrawNanos;
     private long texts;
     private long tokens;
+    private long positions;
+    private long truncated;
+    private int cutAt;
     private boolean drawn;
 
     /**
@@ -29,6 +32,19 @@ final class RunProgress {
         this.verb = verb;
         this.enabled = enabled;
         this.terminal = enabled && ProgressBar.stderrIsTerminal();
+    }
+
+    /** Texts longer than {@code tokens} are cut, and the summary counts them. */
+    void cutAt(int tokens) {
+        cutAt = tokens;
+    }
+
+    /** One text's tokens computed in a pass padded to {@code batchLength}; whether it was cut to fit. */
+    void computed(int length, int batchLength, boolean cut) {
+        positions += batchLength;
+        if (cut) {
+            truncated++;
+        }
     }
 
     /** Counts a batch done; {@code bytesRead} of {@code totalBytes} (-1 unknown) gives the time left. */
@@ -61,8 +77,16 @@ final class RunProgress {
         if (drawn) {
             err.print("\r\033[K");
         }
-        err.printf("%s %d text%s, %d tokens in %.1f s (%.0f tokens/s)%n", verb, texts, texts == 1 ? "" : "s", tokens,
-                seconds, seconds > 0 ? tokens / seconds : 0);
+        StringBuilder extra = new StringBuilder();
+        if (positions > 0) {
+            extra.append(String.format("; %.1f%% of the positions computed were padding", 100.0 * (positions - tokens) / positions));
+        }
+        if (truncated > 0) {
+            extra.append("; ").append(truncated).append(truncated == 1 ? " text was" : " texts were").append(" cut to ")
+                    .append(cutAt).append(" tokens");
+        }
+        err.printf("%s %d text%s, %d tokens in %.1f s (%.0f tokens/s)%s%n", verb, texts, texts == 1 ? "" : "s", tokens,
+                seconds, seconds > 0 ? tokens / seconds : 0, extra);
         err.flush();
     }
 

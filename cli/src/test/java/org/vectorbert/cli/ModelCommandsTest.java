@@ -112,7 +112,7 @@ class ModelCommandsTest {
 
     @Test
     void embedRefusesBadRequests() {
-        assertUserError(run("embed", "--model", model.toString(), "--pooling", "max", "x"), "unknown --pooling 'max'");
+        assertUserError(run("embed", "--model", model.toString(), "--pooling", "median", "x"), "unknown --pooling 'median'");
         assertUserError(run("embed", "--model", model.toString(), "--attentions", "x"), "--attentions needs --json");
         assertUserError(run("embed", "--model", model.toString(), "word ".repeat(600)),
                 "the text \"word word word word word word word word ...\" is 602 tokens, longer than the model's 512");

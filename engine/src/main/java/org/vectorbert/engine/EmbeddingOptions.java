@@ -1,50 +1,75 @@
 package org.vectorbert.engine;
 
+import java.util.List;
 import java.util.Objects;
 
 /**
- * How {@link Embeddings} turns texts into vectors. A null field means "what the model declares";
- * a plain BERT checkpoint declares [CLS] pooling, no normalisation, and no truncation (texts longer
- * than the model takes are refused).
+ * How {@link Embeddings} turns texts into vectors. A null field means "what the model declares":
+ * a sentence-transformers model directory declares its pooling, normalisation, maximum length
+ * (texts are cut to it) and default prompt; a plain BERT checkpoint declares [CLS] pooling, no
+ * normalisation, and no truncation (texts longer than the model takes are refused).
  *
  * <pre>{@code
- * EmbeddingOptions.defaults().withPooling(Pooling.MEAN).withNormalize(true).withPrecision(Precision.BF16)
+ * EmbeddingOptions.defaults().withPooling(Pooling.MEAN).withNormalize(true).withPromptName("query")
  * }</pre>
  *
- * @param precision how the weight matrices are held; takes effect when the model is loaded
- * @param pooling   how token vectors become one vector, or null for the model's
- * @param normalize whether pooled vectors are scaled to unit length, or null for the model's
- * @param truncate  whether texts longer than the model takes are cut (else refused), or null for the model's
+ * @param precision   how the weight matrices are held; takes effect when the model is loaded
+ * @param pooling     how token vectors become one vector (several are concatenated, in the given order), or null
+ * @param normalize   whether vectors are scaled to unit length, or null
+ * @param truncate    whether texts longer than the model takes are cut (else refused), or null
+ * @param prompt      text put before every input (e5's "query: "), or null
+ * @param promptName  a prompt the model's config_sentence_transformers.json names, used when {@code prompt} is null, or null
+ * @param batchTokens how many positions (padding included) a forward pass may hold; texts are grouped by length to fill it
  */
-public record EmbeddingOptions(Precision precision, Pooling pooling, Boolean normalize, Boolean truncate) {
+public record EmbeddingOptions(Precision precision, List<Pooling> pooling, Boolean normalize, Boolean truncate, String prompt,
+                               String promptName, int batchTokens) {
+    /** The default token budget of a forward pass: large enough that a batch reads each weight once for many rows. */
+    public static final int BATCH_TOKENS = 4096;
+
     public EmbeddingOptions {
         Objects.requireNonNull(precision, "precision");
+        pooling = pooling == null ? null : List.copyOf(pooling);
+        if (pooling != null && pooling.isEmpty()) {
+            throw new EngineException("pooling needs at least one mode");
+        }
+        if (batchTokens <= 0) {
+            throw new EngineException("the token budget of a batch must be positive, was " + batchTokens);
+        }
     }
 
     /** float32, and everything else as the model declares. */
     public static EmbeddingOptions defaults() {
-        return new EmbeddingOptions(Precision.F32, null, null, null);
+        return new EmbeddingOptions(Precision.F32, null, null, null, null, null, BATCH_TOKENS);
     }
 
     public EmbeddingOptions withPrecision(Precision p) {
-        return new EmbeddingOptions(p, pooling, normalize, truncate);
+        return new EmbeddingOptions(p, pooling, normalize, truncate, prompt, promptName, batchTokens);
     }
 
-    public EmbeddingOptions withPooling(Pooling p) {
-        return new EmbeddingOptions(precision, p, normalize, truncate);
+    /** Pool with these modes, concatenated in this order (one mode gives a vector of the model's hidden size). */
+    public EmbeddingOptions withPooling(Pooling... modes) {
+        return new EmbeddingOptions(precision, List.of(modes), normalize, truncate, prompt, promptName, batchTokens);
     }
 
     public EmbeddingOptions withNormalize(boolean n) {
-        return new EmbeddingOptions(precision, pooling, n, truncate);
+        return new EmbeddingOptions(precision, pooling, n, truncate, prompt, promptName, batchTokens);
     }
 
     public EmbeddingOptions withTruncate(boolean t) {
-        return new EmbeddingOptions(precision, pooling, normalize, t);
+        return new EmbeddingOptions(precision, pooling, normalize, t, prompt, promptName, batchTokens);
     }
 
-    /** These options with the model's declarations where a field is null. */
-    EmbeddingOptions resolved() {
-        return new EmbeddingOptions(precision, pooling == null ? Pooling.CLS : pooling, normalize != null && normalize,
-                truncate != null && truncate);
+    /** Put {@code text} before every input, as sentence-transformers' {@code prompt=} does. */
+    public EmbeddingOptions withPrompt(String text) {
+        return new EmbeddingOptions(precision, pooling, normalize, truncate, text, promptName, batchTokens);
+    }
+
+    /** Put the prompt the model names {@code name} before every input, as sentence-transformers' {@code prompt_name=} does. */
+    public EmbeddingOptions withPromptName(String name) {
+        return new EmbeddingOptions(precision, pooling, normalize, truncate, prompt, name, batchTokens);
+    }
+
+    public EmbeddingOptions withBatchTokens(int tokens) {
+        return new EmbeddingOptions(precision, pooling, normalize, truncate, prompt, promptName, tokens);
     }
 }

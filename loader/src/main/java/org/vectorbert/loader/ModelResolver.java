@@ -158,16 +158,15 @@ public final class ModelResolver {
             if (converter.isPresent()) {
                 return converted(local, converter.get(), listener);
             }
-            StringBuilder nor = new StringBuilder();
-            for (ModelConverter c : ServiceLoader.load(ModelConverter.class)) {
-                nor.append(" nor a ").append(c.kind()).append(" (no ").append(c.marks()).append(')');
-            }
-            throw new LoaderException(local + " is neither a Hugging Face model directory (no config.json)" + nor);
+            throw new LoaderException(local + " is neither a Hugging Face model directory (no config.json) nor" + converters());
         }
         if (local != null) {
             Optional<ModelConverter> converter = converterFor(local);
             if (converter.isPresent()) {
                 return converted(local, converter.get(), listener);
+            }
+            if (Files.isRegularFile(local)) {
+                throw new LoaderException(local + " is a file vectorbert cannot read as a model: it is not" + converters());
             }
         }
         looked.add("no directory " + (local == null ? model : local.toAbsolutePath()));
@@ -196,6 +195,16 @@ public final class ModelResolver {
         } catch (InvalidPathException e) {
             return null;
         }
+    }
+
+    /** " a TensorFlow checkpoint (no ...) nor an ONNX export (no ...)": what the converters read. */
+    private static String converters() {
+        StringBuilder b = new StringBuilder();
+        for (ModelConverter c : ServiceLoader.load(ModelConverter.class)) {
+            b.append(b.isEmpty() ? "" : " nor").append("AEIOU".indexOf(c.kind().charAt(0)) >= 0 ? " an " : " a ")
+                    .append(c.kind()).append(" (no ").append(c.marks()).append(')');
+        }
+        return b.isEmpty() ? " anything else vectorbert converts (none is on the class path)" : b.toString();
     }
 
     /** The first converter on the class path that reads {@code path}. */
