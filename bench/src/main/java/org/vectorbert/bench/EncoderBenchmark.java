@@ -6,6 +6,7 @@ import java.util.List;
 import org.vectorbert.engine.Batch;
 import org.vectorbert.engine.BertModel;
 import org.vectorbert.engine.FillMask;
+import org.vectorbert.engine.FillMaskOptions;
 import org.vectorbert.engine.Parallel;
 import org.vectorbert.loader.BertConfig;
 
@@ -20,8 +21,7 @@ public final class EncoderBenchmark {
 
     public static void main(String[] args) {
         Path dir = ModelArgs.modelDirectory(args, "bench/run encoder [--model DIR] [--threads N]");
-        FillMask fill = FillMask.load(dir.toString());
-        BertModel bert = fill.model();
+        BertModel bert = BertModel.load(dir);
         System.out.printf("model %s, %d threads, %s%n", dir, Parallel.threads(), Runtime.version());
         for (int[] shape : new int[][] {{1, 8}, {1, 128}, {8, 128}}) {
             Batch batch = batch(shape[0], shape[1], bert.config().vocabSize());
@@ -35,6 +35,10 @@ public final class EncoderBenchmark {
                     shape[0], shape[1], m.medianSeconds() * 1e3, m.minSeconds() * 1e3, gflop, gflop / m.medianSeconds(),
                     allocated / 1e6, 4.0 * shape[0] * shape[1] * bert.config().hiddenSize() / 1e6);
         }
+        if (!bert.hasMlmHead()) {
+            return;
+        }
+        FillMask fill = FillMask.of(bert, org.vectorbert.tokenizer.BertTokenizer.fromDirectory(dir), FillMaskOptions.defaults());
         String query = "Paris is the [MASK] of France.";
         Measure m = Measure.of(30, 21, () -> fill.predict(query));
         System.out.printf("fill-mask \"%s\" (tokenize, encode, MLM row, top-5): median %.1f ms (best %.1f)%n", query,

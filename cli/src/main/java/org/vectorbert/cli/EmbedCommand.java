@@ -75,10 +75,10 @@ final class EmbedCommand implements Callable<Integer> {
             description = "Write a numpy float32 array instead of printing: [n, dim], or [n, seq, dim] zero-padded for --pooling none with each text's length in FILE.lengths.npy.")
     Path output;
 
-    @Option(names = "--batch-size", paramLabel = "N", defaultValue = "256",
-            description = "Texts read at a time and grouped by length into forward passes (default: ${DEFAULT-VALUE});"
-                    + " standard input is answered as lines arrive.")
-    int batchSize;
+    @Option(names = "--batch-size", paramLabel = "N",
+            description = "Texts read at a time and grouped by length into forward passes (default: 2048, or 64 with --pooling none"
+                    + " or --attentions, whose outputs are large); standard input is answered as lines arrive.")
+    Integer batchSize;
 
     @Option(names = "--batch-tokens", paramLabel = "N", defaultValue = "" + EmbeddingOptions.BATCH_TOKENS,
             description = "Positions (padding included) a forward pass may hold (default: ${DEFAULT-VALUE}).")
@@ -106,6 +106,10 @@ final class EmbedCommand implements Callable<Integer> {
         }
         if (output != null && json) {
             throw new UserError("give --json (lines on standard output) or --output FILE.npy, not both");
+        }
+        if (batchSize == null) {
+            // A large window sorts texts of similar length together: padding went from 20% at 256 texts to 4% at 2048.
+            batchSize = tokenVectors || attentions ? 64 : 2048;
         }
         if (batchSize <= 0) {
             throw new UserError("--batch-size must be positive, was " + batchSize);

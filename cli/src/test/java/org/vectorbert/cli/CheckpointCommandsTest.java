@@ -60,7 +60,7 @@ class CheckpointCommandsTest {
     void badSourcesAndModelsExitWith2() throws IOException {
         assertUserError(run("convert", "--from-tf", dir.resolve("none").toString(), "--out", dir.resolve("o").toString()),
                 "no TensorFlow checkpoint at " + dir.resolve("none"));
-        assertUserError(run("convert", "--out", dir.toString()), "Missing required option: '--from-tf=PATH'");
+        assertUserError(run("convert", "--out", dir.toString()), "Missing required argument (specify one of these): (--from-tf=PATH | --from-onnx=PATH)");
         assertUserError(run("inspect", "--model", dir.resolve("nope").toString()), "model '" + dir.resolve("nope") + "' not found: no directory");
         Path badConfig = Files.createDirectories(dir.resolve("bad-config"));
         Files.writeString(badConfig.resolve("config.json"), "{\"hidden_size\": 100}");

@@ -2,7 +2,6 @@ package org.vectorbert.engine;
 
 import static org.vectorbert.engine.VectorMath.L;
 import static org.vectorbert.engine.VectorMath.S;
-import static org.vectorbert.engine.VectorMath.tail;
 
 import java.util.Arrays;
 import jdk.incubator.vector.FloatVector;
@@ -15,9 +14,22 @@ import jdk.incubator.vector.VectorMask;
 final class AttentionKernel {
     private AttentionKernel() {}
 
-    /** Floats of scratch {@link #head} needs for a sequence of {@code seq} tokens. */
+    /** Floats of scratch {@link #head} needs for a sequence of {@code seq} tokens: transposed keys and a lane sum. */
     static int scratch(int seq, int headSize) {
         return headSize * keyStride(seq) + L;
+    }
+
+    /** A thread's scratch for attention: probabilities and transposed keys of the head it computes. Grows, never shrinks. */
+    private static final ThreadLocal<float[]> SCRATCH = ThreadLocal.withInitial(() -> new float[0]);
+
+    /** The calling thread's attention scratch, at least {@code floats} long. */
+    static float[] scratch(int floats) {
+        float[] s = SCRATCH.get();
+        if (s.length < floats) {
+            s = new float[floats];
+            SCRATCH.set(s);
+        }
+        return s;
     }
 
     /** Floats per transposed key row: the sequence rounded up to whole vectors. */
@@ -65,8 +77,7 @@ final class AttentionKernel {
                 weightedValues4(v, hidden, row0 * hidden + col + c, seq, scores, pa, pb, ctx, outA + c, outB + c);
             }
             for (; c < headSize; c += L) {
-                weightedValues1(v, hidden, row0 * hidden + col + c, seq, scores, pa, pb, ctx, outA + c, outB + c,
-                        tail(c, headSize));
+                weightedValues1(v, hidden, row0 * hidden + col + c, seq, scores, pa, pb, ctx, outA + c, outB + c, headSize - c);
             }
         }
     }
@@ -88,25 +99,24 @@ final class AttentionKernel {
                 a2 = FloatVector.fromArray(S, keysT, t + 2 * L).fma(qd, a2);
                 a3 = FloatVector.fromArray(S, keysT, t + 3 * L).fma(qd, a3);
             }
-            storeScores(a0, scale, mask, maskOff, scores, si, j, seq);
-            storeScores(a1, scale, mask, maskOff, scores, si, j + L, seq);
-            storeScores(a2, scale, mask, maskOff, scores, si, j + 2 * L, seq);
-            storeScores(a3, scale, mask, maskOff, scores, si, j + 3 * L, seq);
+            // Scaled, plus the mask, stored for the keys that exist (the last blocks may run past seq).
+            VectorMask<Float> m0 = S.indexInRange(j, seq);
+            VectorMask<Float> m1 = S.indexInRange(j + L, seq);
+            VectorMask<Float> m2 = S.indexInRange(j + 2 * L, seq);
+            VectorMask<Float> m3 = S.indexInRange(j + 3 * L, seq);
+            a0.mul(scale).add(FloatVector.fromArray(S, mask, maskOff + j, m0)).intoArray(scores, si + j, m0);
+            a1.mul(scale).add(FloatVector.fromArray(S, mask, maskOff + j + L, m1)).intoArray(scores, si + j + L, m1);
+            a2.mul(scale).add(FloatVector.fromArray(S, mask, maskOff + j + 2 * L, m2)).intoArray(scores, si + j + 2 * L, m2);
+            a3.mul(scale).add(FloatVector.fromArray(S, mask, maskOff + j + 3 * L, m3)).intoArray(scores, si + j + 3 * L, m3);
         }
         for (; j < seq; j += L) {
             FloatVector acc = FloatVector.zero(S);
             for (int d = 0; d < headSize; d++) {
                 acc = FloatVector.fromArray(S, keysT, keysOff + d * stride + j).fma(FloatVector.broadcast(S, q[qi + d]), acc);
             }
-            storeScores(acc, scale, mask, maskOff, scores, si, j, seq);
+            VectorMask<Float> m = S.indexInRange(j, seq);
+            acc.mul(scale).add(FloatVector.fromArray(S, mask, maskOff + j, m)).intoArray(scores, si + j, m);
         }
-    }
-
-    /** Scores of keys [j, j+L) ∩ [0, seq): acc·scale + mask. */
-    private static void storeScores(FloatVector acc, float scale, float[] mask, int maskOff, float[] scores, int si, int j,
-                                    int seq) {
-        VectorMask<Float> m = tail(j, seq);
-        acc.mul(scale).add(FloatVector.fromArray(S, mask, maskOff + j, m)).intoArray(scores, si + j, m);
     }
 
     /**
@@ -145,9 +155,10 @@ final class AttentionKernel {
         b3.intoArray(ctx, outB + 3 * L);
     }
 
-    /** {@link #weightedValues4} for the columns of one vector, or fewer under mask {@code m}. */
+    /** {@link #weightedValues4} for the columns of one vector, or the {@code left} columns left if fewer. */
     private static void weightedValues1(float[] v, int hidden, int v0, int seq, float[] p, int pa, int pb, float[] ctx,
-                                        int outA, int outB, VectorMask<Float> m) {
+                                        int outA, int outB, int left) {
+        VectorMask<Float> m = S.indexInRange(0, left);
         FloatVector a = FloatVector.zero(S), b = a;
         for (int j = 0; j < seq; j++) {
             FloatVector x = FloatVector.fromArray(S, v, v0 + j * hidden, m);

@@ -32,10 +32,9 @@ record BertEmbeddings(PackedMatrix words, String wordsName, float[] positions, f
         return t.name().equals(wordsName);
     }
 
-    /** word[id] + position[i] + type[t] for every position of the batch, then LayerNorm: [rows, hidden]. */
-    float[] forward(Batch batch) {
+    /** word[id] + position[i] + type[t] for every position of the batch, then LayerNorm, into x: [rows, hidden]. */
+    void forward(Batch batch, float[] x) {
         int seq = batch.length();
-        float[] x = new float[batch.rows() * hidden];
         float[] row = new float[hidden];
         for (int r = 0; r < batch.rows(); r++) {
             int off = r * hidden;
@@ -46,7 +45,6 @@ record BertEmbeddings(PackedMatrix words, String wordsName, float[] positions, f
             RowKernels.addInPlace(x, off, row, hidden);
         }
         layerNorm.apply(x, batch.rows(), x);
-        return x;
     }
 
     long bytes() {

@@ -29,18 +29,21 @@ record BertEncoder(List<BertLayer> layers, LayerNorm finalLayerNorm) {
     void forward(float[] x, Batch batch, Workspace ws, BertModel.Request request, List<float[]> hiddenStates,
                  List<float[]> attentions) {
         for (BertLayer layer : layers) {
-            layer.forward(x, batch, ws);
+            float[] probabilities = null;
             if (request.attentions()) {
-                attentions.add(Arrays.copyOf(ws.scores, ws.scoreFloats(batch)));
+                int heads = layer.attention().heads();
+                probabilities = new float[batch.size() * heads * batch.length() * batch.length()];
+                attentions.add(probabilities);
             }
+            layer.forward(x, batch, ws, probabilities);
             if (request.allHiddenStates()) {
-                hiddenStates.add(x.clone());
+                hiddenStates.add(Arrays.copyOf(x, batch.rows() * ws.hidden));
             }
         }
         if (finalLayerNorm != null) {
             finalLayerNorm.apply(x, batch.rows(), x);
             if (request.allHiddenStates()) {
-                hiddenStates.set(hiddenStates.size() - 1, x.clone());
+                hiddenStates.set(hiddenStates.size() - 1, Arrays.copyOf(x, batch.rows() * ws.hidden));
             }
         }
     }

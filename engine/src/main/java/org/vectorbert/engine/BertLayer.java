@@ -41,19 +41,19 @@ record BertLayer(BertSelfAttention attention, DenseAndNorm attentionOutput, Pack
                 DenseAndNorm.load(scope.child("output"), c.intermediateSize(), c), c.preLayerNorm(), c.hiddenSize());
     }
 
-    /** Runs the layer over x ([rows, hidden]) in place; the attention probabilities stay in ws.scores. */
-    void forward(float[] x, Batch batch, Workspace ws) {
+    /** Runs the layer over x ([rows, hidden]) in place; attention probabilities go to {@code probabilities} when not null. */
+    void forward(float[] x, Batch batch, Workspace ws, float[] probabilities) {
         if (preLayerNorm) {
-            forwardPreLn(x, batch, ws);
+            forwardPreLn(x, batch, ws, probabilities);
         } else {
-            forwardPostLn(x, batch, ws);
+            forwardPostLn(x, batch, ws, probabilities);
         }
     }
 
     /** BERT: x = LN(x + attention(x)); x = LN(x + W2·act(W1·x)), with attention.output's and output's LayerNorms. */
-    private void forwardPostLn(float[] x, Batch batch, Workspace ws) {
+    private void forwardPostLn(float[] x, Batch batch, Workspace ws, float[] probabilities) {
         int rows = batch.rows();
-        attention.forward(x, batch, ws);                       // context of every head -> ws.ctx
+        attention.forward(x, batch, ws, probabilities);        // context of every head -> ws.ctx
         attentionOutput.dense().apply(ws.ctx, rows, ws.t);
         RowKernels.addInPlace(ws.t, 0, x, rows * hidden);      // the residual
         attentionOutput.layerNorm().apply(ws.t, rows, x);
@@ -68,10 +68,10 @@ record BertLayer(BertSelfAttention attention, DenseAndNorm attentionOutput, Pack
      * Pre-LN: x = x + attention(LN1(x)); x = x + W2·act(W1·LN2(x)). The checkpoint keeps BERT's names, so
      * LN1 is attention.output.LayerNorm and LN2 is output.LayerNorm, each now in front of its sub-layer.
      */
-    private void forwardPreLn(float[] x, Batch batch, Workspace ws) {
+    private void forwardPreLn(float[] x, Batch batch, Workspace ws, float[] probabilities) {
         int rows = batch.rows();
         attentionOutput.layerNorm().apply(x, rows, ws.t);
-        attention.forward(ws.t, batch, ws);
+        attention.forward(ws.t, batch, ws, probabilities);
         attentionOutput.dense().apply(ws.ctx, rows, ws.t);
         RowKernels.addInPlace(x, 0, ws.t, rows * hidden);
         output.layerNorm().apply(x, rows, ws.t);

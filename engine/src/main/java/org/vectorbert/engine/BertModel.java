@@ -2,9 +2,11 @@ package org.vectorbert.engine;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import org.vectorbert.loader.BertCheckpoint;
 import org.vectorbert.loader.BertConfig;
 
@@ -150,23 +152,38 @@ public final class BertModel {
 
     /** Runs the encoder, and the heads asked for, over a batch. */
     public Output forward(Batch batch, Request request) {
+        return forward(batch, request, out -> new Output(batch, Arrays.copyOf(out.lastHiddenState(), batch.rows() * config.hiddenSize()),
+                out.hiddenStates(), out.attentions(), out.pooled(), out.mlmLogits()));
+    }
+
+    /**
+     * Runs the encoder over a batch and hands the output to {@code reader}, whose last hidden state is
+     * the pass's own buffer: valid only inside {@code reader}, and possibly longer than the batch needs.
+     * The pipelines read what they need from it, so a steady stream of batches allocates no hidden
+     * state: a new 6 to 13 MB array per batch went straight to the old generation and grew the heap.
+     */
+    <T> T forward(Batch batch, Request request, Function<Output, T> reader) {
         check(batch, request);
-        float[] x = embeddings.forward(batch);
         Workspace ws = spare.getAndSet(null);
-        if (ws == null || !ws.fits(batch, config)) {
-            ws = new Workspace(batch, config, ws);
+        if (ws == null || !ws.fits(batch)) {
+            ws = new Workspace(batch, config);
         }
-        ws.maskPadding(batch);
-        List<float[]> hiddenStates = new ArrayList<>();
-        List<float[]> attentions = new ArrayList<>();
-        if (request.allHiddenStates()) {
-            hiddenStates.add(x.clone());
+        try {
+            float[] x = ws.x;
+            embeddings.forward(batch, x);
+            ws.maskPadding(batch);
+            List<float[]> hiddenStates = new ArrayList<>();
+            List<float[]> attentions = new ArrayList<>();
+            if (request.allHiddenStates()) {
+                hiddenStates.add(Arrays.copyOf(x, batch.rows() * config.hiddenSize()));
+            }
+            encoder.forward(x, batch, ws, request, hiddenStates, attentions);
+            float[] pooled = request.pooled() ? pooler.orElseThrow().forward(x, batch) : null;
+            float[] logits = request.mlmRows().length > 0 ? mlmHead.orElseThrow().forward(x, request.mlmRows()) : null;
+            return reader.apply(new Output(batch, x, List.copyOf(hiddenStates), List.copyOf(attentions), pooled, logits));
+        } finally {
+            spare.set(ws);
         }
-        encoder.forward(x, batch, ws, request, hiddenStates, attentions);
-        spare.set(ws);
-        float[] pooled = request.pooled() ? pooler.orElseThrow().forward(x, batch) : null;
-        float[] logits = request.mlmRows().length > 0 ? mlmHead.orElseThrow().forward(x, request.mlmRows()) : null;
-        return new Output(batch, x, List.copyOf(hiddenStates), List.copyOf(attentions), pooled, logits);
     }
 
     private void check(Batch batch, Request request) {

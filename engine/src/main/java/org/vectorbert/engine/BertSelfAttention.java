@@ -20,21 +20,29 @@ record BertSelfAttention(PackedMatrix query, PackedMatrix key, PackedMatrix valu
                 scope.child("value").linear(h, h), c.numAttentionHeads(), c.headSize());
     }
 
-    /** Attention over {@code in} ([rows, hidden]); the context goes to ws.ctx and the probabilities stay in ws.scores. */
-    void forward(float[] in, Batch batch, Workspace ws) {
+    /**
+     * Attention over {@code in} ([rows, hidden]); the context goes to ws.ctx. With {@code probabilities}
+     * ([size, heads, length, length]) the attention probabilities are kept there; without, each thread
+     * computes its heads' in scratch of its own.
+     */
+    void forward(float[] in, Batch batch, Workspace ws, float[] probabilities) {
         int rows = batch.rows();
         int hidden = heads * headSize;
         query.apply(in, rows, ws.q);
         key.apply(in, rows, ws.k);
         value.apply(in, rows, ws.v);
         int seq = batch.length();
-        int scratch = AttentionKernel.scratch(seq, headSize);
+        int square = seq * seq;
+        int keys = AttentionKernel.scratch(seq, headSize);
         Parallel.forRange(batch.size() * heads, 1, (from, to) -> {
+            float[] scratch = AttentionKernel.scratch(square + keys);
             for (int task = from; task < to; task++) {
                 int b = task / heads;
                 int h = task % heads;
+                float[] scores = probabilities != null ? probabilities : scratch;
+                int scoresOff = probabilities != null ? task * square : 0;
                 AttentionKernel.head(ws.q, ws.k, ws.v, hidden, b * seq, seq, h * headSize, headSize, ws.mask, b * seq,
-                        ws.scores, task * seq * seq, ws.ctx, ws.keysT, task * scratch);
+                        scores, scoresOff, ws.ctx, scratch, square);
             }
         });
     }

@@ -193,18 +193,20 @@ public final class Embeddings {
         BertModel.Request request = BertModel.Request.lastHiddenState();
         request = options.pooling().contains(Pooling.POOLER) ? request.withPooled() : request;
         request = attentions ? request.withAttentions() : request;
-        BertModel.Output out = model.forward(batch, request);
         int hidden = model.config().hiddenSize();
-        for (int b = 0; b < members.size(); b++) {
-            int i = members.get(b);
-            int n = batch.lengths()[b];
-            int start = b * batch.length() * hidden;
-            float[] pooled = Pool.pool(options.pooling(), out.lastHiddenState(), start, Math.min(promptTokens, n - 1), n, hidden,
-                    out.pooled(), b * hidden);
-            results[i] = new Result(encodings.get(i).ids(), options.normalize() ? Pool.l2Normalize(pooled) : pooled,
-                    tokenVectors ? Arrays.copyOfRange(out.lastHiddenState(), start, start + n * hidden) : null,
-                    attentions ? attentions(out, b) : null, truncated[i], batch.length());
-        }
+        model.forward(batch, request, out -> {
+            for (int b = 0; b < members.size(); b++) {
+                int i = members.get(b);
+                int n = batch.lengths()[b];
+                int start = b * batch.length() * hidden;
+                float[] pooled = Pool.pool(options.pooling(), out.lastHiddenState(), start, Math.min(promptTokens, n - 1), n, hidden,
+                        out.pooled(), b * hidden);
+                results[i] = new Result(encodings.get(i).ids(), options.normalize() ? Pool.l2Normalize(pooled) : pooled,
+                        tokenVectors ? Arrays.copyOfRange(out.lastHiddenState(), start, start + n * hidden) : null,
+                        attentions ? attentions(out, b) : null, truncated[i], batch.length());
+            }
+            return null;
+        });
     }
 
     /** Encodings in input order, and which were cut. */

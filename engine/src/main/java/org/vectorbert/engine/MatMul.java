@@ -7,9 +7,10 @@ import static org.vectorbert.engine.PackedMatrix.PANEL;
  * ({@link PackedMatrix}). Every dense layer goes through it, the MLM decoder too (tied to the word
  * embeddings, it shares their panels).
  *
- * <p>Panels are split across the threads; each thread starts a panel's output rows from the bias,
- * then adds the products in tiles of PANEL columns by 4 rows (16 accumulators fed by broadcast
- * FMAs), with 5- or 6-row tiles taking what is left over from the fours ({@link PanelTiles}).
+ * <p>Panels are split across the threads; each thread runs a panel's rows in tiles of PANEL columns
+ * ({@link PanelTiles}), whose accumulators start from the bias and take broadcast FMAs: 4 rows by
+ * 4 vectors with 512-bit vectors (5- or 6-row tiles taking what is left over from the fours), 6
+ * rows by 2 vectors with narrower ones (one tile of what is left over).
  * Blocking the inputs so a panel's block stays in L1 measured slower: L2 keeps up. A short last
  * panel goes through a scratch tile, so the tiles need no masks.
  */
@@ -37,8 +38,17 @@ final class MatMul {
     /** All rows of x through panel p, into out from {@code outOff} with rows {@code stride} apart. */
     private static void panel(float[] x, int rows, PackedMatrix w, int p, float[] out, int outOff, int stride) {
         int in = w.in;
-        for (int r = 0; r < rows; r++) {
-            System.arraycopy(w.bias, p * PANEL, out, outOff + r * stride, PANEL);
+        int r = 0;
+        if (PackedMatrix.VECTORS == 2) {
+            // Rows in tiles of six (12 accumulators: enough independent FMA chains to hide their latency
+            // with 16 registers), and one tile of what is left over.
+            for (; r + 6 <= rows; r += 6) {
+                PanelTiles.tile(6, x, r * in, in, w, p, out, outOff + r * stride, stride);
+            }
+            if (r < rows) {
+                PanelTiles.tile(rows - r, x, r * in, in, w, p, out, outOff + r * stride, stride);
+            }
+            return;
         }
         // Rows in tiles of four, and what is left over folded into tiles of five and six: a row through a panel
         // alone reads the whole panel again (a ninth token cost a 1 x 8 pass 20% more).
@@ -46,7 +56,6 @@ final class MatMul {
         int fives = rest == 1 && rows > 4 || rest == 3 && rows > 8 ? 1 : 0;
         int sixes = rest >= 2 && rows > 4 ? 1 : 0;
         int fours = (rows - 5 * fives - 6 * sixes) / 4;
-        int r = 0;
         for (int t = 0; t < fours; t++, r += 4) {
             PanelTiles.tile(4, x, r * in, in, w, p, out, outOff + r * stride, stride);
         }

@@ -2,7 +2,6 @@ package org.vectorbert.engine;
 
 import static org.vectorbert.engine.VectorMath.L;
 import static org.vectorbert.engine.VectorMath.S;
-import static org.vectorbert.engine.VectorMath.tail;
 
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorMask;
@@ -23,14 +22,16 @@ final class RowKernels {
      */
     static void layerNorm(float[] x, int rows, int dim, float[] gamma, float[] beta, float eps, float[] out) {
         Parallel.forRange(rows, 1, (from, to) -> {
+            float[] lanes = VectorMath.scratch();
             for (int r = from; r < to; r++) {
-                layerNormRow(x, r * dim, dim, gamma, beta, eps, out);
+                layerNormRow(x, r * dim, dim, gamma, beta, eps, out, lanes);
             }
         });
     }
 
-    private static void layerNormRow(float[] x, int off, int dim, float[] gamma, float[] beta, float eps, float[] out) {
-        float mean = VectorMath.sum(x, off, dim) / dim;
+    private static void layerNormRow(float[] x, int off, int dim, float[] gamma, float[] beta, float eps, float[] out,
+                                     float[] lanes) {
+        float mean = VectorMath.sum(x, off, dim, lanes, 0) / dim;
         FloatVector vm = FloatVector.broadcast(S, mean);
         FloatVector acc = FloatVector.zero(S);
         int bound = S.loopBound(dim);
@@ -40,11 +41,12 @@ final class RowKernels {
             acc = acc.add(d.mul(d));
         }
         if (i < dim) {
-            VectorMask<Float> m = tail(i, dim);
+            VectorMask<Float> m = S.indexInRange(i, dim);
             FloatVector d = FloatVector.fromArray(S, x, off + i, m).sub(vm);
             acc = acc.add(d.mul(d), m);
         }
-        float variance = VectorMath.sum(acc) / dim;
+        acc.intoArray(lanes, 0);
+        float variance = VectorMath.sumStored(lanes, 0) / dim;
         float inv = (float) (1.0 / Math.sqrt(variance + eps));
         for (i = 0; i < bound; i += L) {
             FloatVector g = FloatVector.fromArray(S, gamma, i);
@@ -52,7 +54,7 @@ final class RowKernels {
             FloatVector.fromArray(S, x, off + i).sub(vm).mul(inv).fma(g, b).intoArray(out, off + i);
         }
         if (i < dim) {
-            VectorMask<Float> m = tail(i, dim);
+            VectorMask<Float> m = S.indexInRange(i, dim);
             FloatVector g = FloatVector.fromArray(S, gamma, i, m);
             FloatVector b = FloatVector.fromArray(S, beta, i, m);
             FloatVector.fromArray(S, x, off + i, m).sub(vm).mul(inv).fma(g, b).intoArray(out, off + i, m);
@@ -61,9 +63,7 @@ final class RowKernels {
 
     /**
      * Softmax over a[off .. off+n), subtracting the maximum first so exp never overflows. {@code lanes} from
-     * {@code lanesOff} is scratch of L floats for the lane sum: in attention, C2 inlines this method and then
-     * stops inlining (node-count cutoff) before {@link VectorMath#sum(FloatVector)}, and a vector passed to a
-     * call that is not inlined is boxed: about 100 bytes of garbage per row, 2 MB per 1 x 128 pass.
+     * {@code lanesOff} is scratch of L floats for the lane sum, summed as {@link VectorMath#sumStored} does.
      */
     static void softmax(float[] a, int off, int n, float[] lanes, int lanesOff) {
         int bound = S.loopBound(n);
@@ -73,29 +73,24 @@ final class RowKernels {
             vmax = vmax.max(FloatVector.fromArray(S, a, off + i));
         }
         if (i < n) {
-            VectorMask<Float> m = tail(i, n);
+            VectorMask<Float> m = S.indexInRange(i, n);
             vmax = vmax.max(FloatVector.fromArray(S, a, off + i, m).blend(Float.NEGATIVE_INFINITY, m.not()));
         }
         float max = vmax.reduceLanes(VectorOperators.MAX);
-        FloatVector acc = FloatVector.zero(S);
         for (i = 0; i < bound; i += L) {
-            FloatVector e = VectorMath.exp(FloatVector.fromArray(S, a, off + i).sub(max));
-            e.intoArray(a, off + i);
-            acc = acc.add(e);
+            FloatVector.fromArray(S, a, off + i).sub(max).intoArray(a, off + i);
         }
         if (i < n) {
-            VectorMask<Float> m = tail(i, n);
-            FloatVector e = VectorMath.exp(FloatVector.fromArray(S, a, off + i, m).sub(max));
-            e.intoArray(a, off + i, m);
-            acc = acc.add(e, m);
+            VectorMask<Float> m = S.indexInRange(i, n);
+            FloatVector.fromArray(S, a, off + i, m).sub(max).intoArray(a, off + i, m);
         }
-        acc.intoArray(lanes, lanesOff);
-        float inv = 1f / VectorMath.sumStored(lanes, lanesOff);
+        VectorMath.expInPlace(a, off, n);
+        float inv = 1f / VectorMath.sum(a, off, n, lanes, lanesOff);
         for (i = 0; i < bound; i += L) {
             FloatVector.fromArray(S, a, off + i).mul(inv).intoArray(a, off + i);
         }
         if (i < n) {
-            VectorMask<Float> m = tail(i, n);
+            VectorMask<Float> m = S.indexInRange(i, n);
             FloatVector.fromArray(S, a, off + i, m).mul(inv).intoArray(a, off + i, m);
         }
     }
@@ -110,7 +105,7 @@ final class RowKernels {
             FloatVector.fromArray(S, a, off + i).add(FloatVector.fromArray(S, b, i)).intoArray(a, off + i);
         }
         if (i < n) {
-            VectorMask<Float> m = tail(i, n);
+            VectorMask<Float> m = S.indexInRange(i, n);
             FloatVector.fromArray(S, a, off + i, m).add(FloatVector.fromArray(S, b, i, m)).intoArray(a, off + i, m);
         }
     }
@@ -127,19 +122,37 @@ final class RowKernels {
     }
 
     private static final float SQRT_HALF = (float) Math.sqrt(0.5);
+    private static final int BLOCK = VectorMath.BLOCK;
 
-    /** 0.5·x·(1 + erf(x/√2)), the exact GELU, in place over [from, to). */
+    /**
+     * 0.5·x·(1 + erf(x/√2)), the exact GELU, in place over [from, to): erf by Abramowitz and Stegun
+     * 7.1.26 (absolute error below 1.5e-7), 1 - (a1·t + ... + a5·t⁵)·e^(-u²) with t = 1/(1 + p·|u|),
+     * u = x/√2, sign restored; e^(-u²) goes through a block of scratch and {@link VectorMath#expInPlace}.
+     */
     static void gelu(float[] a, int from, int to) {
-        int bound = from + S.loopBound(to - from);
-        int i = from;
-        for (; i < bound; i += L) {
-            FloatVector x = FloatVector.fromArray(S, a, i);
-            x.mul(0.5f).mul(VectorMath.erf(x.mul(SQRT_HALF)).add(1f)).intoArray(a, i);
-        }
-        if (i < to) {
-            VectorMask<Float> m = tail(i, to);
-            FloatVector x = FloatVector.fromArray(S, a, i, m);
-            x.mul(0.5f).mul(VectorMath.erf(x.mul(SQRT_HALF)).add(1f)).intoArray(a, i, m);
+        float[] e = VectorMath.scratch();
+        for (int start = from; start < to; start += BLOCK) {
+            int count = Math.min(BLOCK, to - start);
+            for (int i = 0; i < count; i += L) {
+                VectorMask<Float> m = S.indexInRange(i, count);
+                FloatVector u = FloatVector.fromArray(S, a, start + i, m).mul(SQRT_HALF).abs();
+                u.mul(u).neg().intoArray(e, BLOCK + i, m);
+            }
+            VectorMath.expInPlace(e, BLOCK, count);
+            for (int i = 0; i < count; i += L) {
+                VectorMask<Float> m = S.indexInRange(i, count);
+                FloatVector x = FloatVector.fromArray(S, a, start + i, m);
+                FloatVector u = x.mul(SQRT_HALF);
+                FloatVector t = FloatVector.broadcast(S, 1f).div(u.abs().fma(0.3275911f, 1f));
+                FloatVector poly = t.fma(1.061405429f, -1.453152027f)
+                        .fma(t, FloatVector.broadcast(S, 1.421413741f))
+                        .fma(t, FloatVector.broadcast(S, -0.284496736f))
+                        .fma(t, FloatVector.broadcast(S, 0.254829592f))
+                        .mul(t);
+                FloatVector erf = poly.mul(FloatVector.fromArray(S, e, BLOCK + i, m)).neg().add(1f);
+                erf = erf.blend(erf.neg(), u.lt(0f));
+                x.mul(0.5f).mul(erf.add(1f)).intoArray(a, start + i, m);
+            }
         }
     }
 
@@ -147,16 +160,20 @@ final class RowKernels {
 
     /** 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), gelu_new / gelu_pytorch_tanh, in place over [from, to). */
     static void geluTanh(float[] a, int from, int to) {
-        int bound = from + S.loopBound(to - from);
-        int i = from;
-        for (; i < bound; i += L) {
-            FloatVector x = FloatVector.fromArray(S, a, i);
-            x.mul(0.5f).mul(VectorMath.tanh(x.mul(x).mul(x).mul(0.044715f).add(x).mul(SQRT_2_OVER_PI)).add(1f)).intoArray(a, i);
-        }
-        if (i < to) {
-            VectorMask<Float> m = tail(i, to);
-            FloatVector x = FloatVector.fromArray(S, a, i, m);
-            x.mul(0.5f).mul(VectorMath.tanh(x.mul(x).mul(x).mul(0.044715f).add(x).mul(SQRT_2_OVER_PI)).add(1f)).intoArray(a, i, m);
+        float[] s = VectorMath.scratch();
+        for (int start = from; start < to; start += BLOCK) {
+            int count = Math.min(BLOCK, to - start);
+            for (int i = 0; i < count; i += L) {
+                VectorMask<Float> m = S.indexInRange(i, count);
+                FloatVector x = FloatVector.fromArray(S, a, start + i, m);
+                x.mul(x).mul(x).mul(0.044715f).add(x).mul(SQRT_2_OVER_PI).intoArray(s, BLOCK + i, m);
+            }
+            VectorMath.tanhInPlace(s, BLOCK, count);
+            for (int i = 0; i < count; i += L) {
+                VectorMask<Float> m = S.indexInRange(i, count);
+                FloatVector x = FloatVector.fromArray(S, a, start + i, m);
+                x.mul(0.5f).mul(FloatVector.fromArray(S, s, BLOCK + i, m).add(1f)).intoArray(a, start + i, m);
+            }
         }
     }
 
@@ -168,21 +185,13 @@ final class RowKernels {
             FloatVector.fromArray(S, a, i).max(0f).intoArray(a, i);
         }
         if (i < to) {
-            VectorMask<Float> m = tail(i, to);
+            VectorMask<Float> m = S.indexInRange(i, to);
             FloatVector.fromArray(S, a, i, m).max(0f).intoArray(a, i, m);
         }
     }
 
     /** tanh in place over [from, to). */
     static void tanh(float[] a, int from, int to) {
-        int bound = from + S.loopBound(to - from);
-        int i = from;
-        for (; i < bound; i += L) {
-            VectorMath.tanh(FloatVector.fromArray(S, a, i)).intoArray(a, i);
-        }
-        if (i < to) {
-            VectorMask<Float> m = tail(i, to);
-            VectorMath.tanh(FloatVector.fromArray(S, a, i, m)).intoArray(a, i, m);
-        }
+        VectorMath.tanhInPlace(a, from, to - from);
     }
 }

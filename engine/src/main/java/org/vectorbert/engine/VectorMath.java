@@ -2,16 +2,19 @@ package org.vectorbert.engine;
 
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
  * The vector shape every kernel uses, and the arithmetic they share: deterministic lane sums,
- * and exp, tanh and erf built from FMAs.
+ * and exp and tanh built from FMAs.
  *
  * <p>Every kernel loops the same way over a row of n floats: whole vectors up to
- * {@code S.loopBound(n)}, then at most one masked vector for the tail ({@link #tail}).
+ * {@code S.loopBound(n)}, then at most one vector masked by {@code S.indexInRange(i, n)} for the
+ * tail; the long polynomials (exp, tanh, erf), written once each, run one masked loop instead.
+ * Nothing a kernel calls takes or returns a vector (see exp below for why).
  */
 final class VectorMath {
     /**
@@ -37,11 +40,6 @@ final class VectorMath {
             case "512" -> FloatVector.SPECIES_512;
             default -> throw new EngineException("vectorbert.vector.bits must be 128, 256 or 512, was '" + bits + "'");
         };
-    }
-
-    /** The mask of the lanes of the vector at {@code i} that lie below {@code n}: the one tail idiom. */
-    static jdk.incubator.vector.VectorMask<Float> tail(int i, int n) {
-        return S.indexInRange(i, n);
     }
 
     // ---- lane sums in one fixed order ----
@@ -101,37 +99,39 @@ final class VectorMath {
         return t[off];
     }
 
-    /** Σ a[off .. off+n): lanes accumulated in vectors, the tail masked, then the fixed tree. */
-    static float sum(float[] a, int off, int n) {
+    /**
+     * Σ a[off .. off+n): lanes accumulated in vectors, the tail masked, then the fixed tree, through
+     * {@code lanes} (L floats of scratch from {@code lanesOff}).
+     */
+    static float sum(float[] a, int off, int n, float[] lanes, int lanesOff) {
         FloatVector acc = FloatVector.zero(S);
         int i = 0;
         for (int bound = S.loopBound(n); i < bound; i += L) {
             acc = acc.add(FloatVector.fromArray(S, a, off + i));
         }
         if (i < n) {
-            acc = acc.add(FloatVector.fromArray(S, a, off + i, tail(i, n)));
+            acc = acc.add(FloatVector.fromArray(S, a, off + i, S.indexInRange(i, n)));
         }
-        return sum(acc);
+        acc.intoArray(lanes, lanesOff);
+        return sumStored(lanes, lanesOff);
     }
 
     // ---- bfloat16 ----
 
-    /** bfloat16 in the low halves of v's lanes, widened (exactly) to float32. */
-    static FloatVector low(IntVector v) {
-        return v.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
-    }
+    /** The mask that keeps the high halves of int lanes: bfloat16 in the high half, widened by masking. */
+    static final int HIGH_HALF = 0xFFFF0000;
 
-    /** bfloat16 in the high halves of v's lanes, widened (exactly) to float32. */
-    static FloatVector high(IntVector v) {
-        return v.and(0xFFFF0000).reinterpretAsFloats();
-    }
-
-    // ---- exp, tanh and erf from FMAs ----
+    // ---- exp and tanh from FMAs, over arrays ----
     /*
      * Lanewise EXP and TANH run Java's Math functions when interpreted and the JIT's vector math
      * library once compiled; the two differ in the last bit, so the same text gave different
      * floats before and after warm-up. These are built from adds, multiplies and FMAs only, which
      * are exact IEEE operations either way (Cephes' expf and tanhf, about 1 ulp).
+     *
+     * They work on arrays, not on vectors passed in and out: a method that takes a FloatVector and is
+     * not inlined gets it boxed, and C2 does not inline one it has already compiled on its own into
+     * large code (InlineSmallCode), or once the caller has grown past its node budget. Measured: with
+     * erf(FloatVector) not inlined into GELU, an 8 x 128 MiniLM pass allocated 157 MB instead of 1.6.
      */
     private static final float LOG2E = 1.44269504088896341f;
     private static final float LN2_HI = 0.693359375f;
@@ -140,52 +140,65 @@ final class VectorMath {
     private static final float ROUNDER = 12582912f;
     private static final float EXP_MAX = 88.72283f;
     private static final float EXP_MIN = -87.33654f;
+    /** Elements the composite functions work on at a time, through per-thread scratch. */
+    static final int BLOCK = 256;
+    /** Per thread, two blocks: [0, BLOCK) for tanh here, [BLOCK, 2·BLOCK) for the GELUs in RowKernels. */
+    private static final ThreadLocal<float[]> SCRATCH = ThreadLocal.withInitial(() -> new float[2 * BLOCK]);
 
-    /** e^x per lane: x = n·ln2 + r with |r| ≤ ln2/2, e^r by a degree-7 polynomial, times 2^n. */
-    static FloatVector exp(FloatVector x) {
-        FloatVector c = x.max(EXP_MIN).min(EXP_MAX);
-        FloatVector n = c.fma(LOG2E, ROUNDER).sub(ROUNDER);
-        FloatVector r = n.fma(FloatVector.broadcast(S, -LN2_HI), c);
-        r = n.fma(FloatVector.broadcast(S, -LN2_LO), r);
-        FloatVector p = r.fma(1.9875691500E-4f, 1.3981999507E-3f)
-                .fma(r, FloatVector.broadcast(S, 8.3334519073E-3f))
-                .fma(r, FloatVector.broadcast(S, 4.1665795894E-2f))
-                .fma(r, FloatVector.broadcast(S, 1.6666665459E-1f))
-                .fma(r, FloatVector.broadcast(S, 5.0000001201E-1f));
-        FloatVector y = p.mul(r.mul(r)).add(r).add(1f);
-        IntVector bits = ((IntVector) n.convert(VectorOperators.F2I, 0)).add(127).lanewise(VectorOperators.LSHL, 23);
-        FloatVector result = y.mul(bits.reinterpretAsFloats());
-        // Below the smallest normal result e^x is 0 as far as float32 softmax cares (masked keys land here).
-        return result.blend(0f, x.lt(EXP_MIN)).blend(Float.POSITIVE_INFINITY, x.compare(VectorOperators.GT, EXP_MAX));
-    }
-
-    /** tanh per lane: an odd polynomial below 0.625, else 1 - 2/(e^2|x| + 1), sign restored. */
-    static FloatVector tanh(FloatVector x) {
-        FloatVector ax = x.abs();
-        FloatVector z = x.mul(x);
-        FloatVector small = z.fma(-5.70498872745E-3f, 2.06390887954E-2f)
-                .fma(z, FloatVector.broadcast(S, -5.37397155531E-2f))
-                .fma(z, FloatVector.broadcast(S, 1.33314422036E-1f))
-                .fma(z, FloatVector.broadcast(S, -3.33332819422E-1f))
-                .mul(z).fma(x, x);
-        FloatVector large = FloatVector.broadcast(S, 1f).sub(FloatVector.broadcast(S, 2f).div(exp(ax.add(ax)).add(1f)));
-        large = large.blend(large.neg(), x.lt(0f));
-        return large.blend(small, ax.lt(0.625f));
+    /** The calling thread's scratch: 2·{@link #BLOCK} floats, split as {@link #SCRATCH} says. */
+    static float[] scratch() {
+        return SCRATCH.get();
     }
 
     /**
-     * erf by Abramowitz and Stegun 7.1.26 (absolute error below 1.5e-7):
-     * 1 - (a1·t + a2·t² + a3·t³ + a4·t⁴ + a5·t⁵)·e^(-x²) with t = 1/(1 + p·|x|), sign restored.
+     * e^x in place over a[off .. off+n): x = n·ln2 + r with |r| ≤ ln2/2, e^r by a degree-7 polynomial,
+     * times 2^n. Below the smallest normal result e^x is 0 (masked keys land there), above the largest +∞.
      */
-    static FloatVector erf(FloatVector x) {
-        FloatVector ax = x.abs();
-        FloatVector t = FloatVector.broadcast(S, 1f).div(ax.fma(0.3275911f, 1f));
-        FloatVector poly = t.fma(1.061405429f, -1.453152027f)
-                .fma(t, FloatVector.broadcast(S, 1.421413741f))
-                .fma(t, FloatVector.broadcast(S, -0.284496736f))
-                .fma(t, FloatVector.broadcast(S, 0.254829592f))
-                .mul(t);
-        FloatVector y = poly.mul(exp(ax.mul(ax).neg())).neg().add(1f);
-        return y.blend(y.neg(), x.lt(0f));
+    static void expInPlace(float[] a, int off, int n) {
+        for (int i = 0; i < n; i += L) {
+            VectorMask<Float> m = S.indexInRange(i, n);
+            FloatVector x = FloatVector.fromArray(S, a, off + i, m);
+            FloatVector c = x.max(EXP_MIN).min(EXP_MAX);
+            FloatVector k = c.fma(LOG2E, ROUNDER).sub(ROUNDER);
+            FloatVector r = k.fma(FloatVector.broadcast(S, -LN2_HI), c);
+            r = k.fma(FloatVector.broadcast(S, -LN2_LO), r);
+            FloatVector p = r.fma(1.9875691500E-4f, 1.3981999507E-3f)
+                    .fma(r, FloatVector.broadcast(S, 8.3334519073E-3f))
+                    .fma(r, FloatVector.broadcast(S, 4.1665795894E-2f))
+                    .fma(r, FloatVector.broadcast(S, 1.6666665459E-1f))
+                    .fma(r, FloatVector.broadcast(S, 5.0000001201E-1f));
+            FloatVector y = p.mul(r.mul(r)).add(r).add(1f);
+            IntVector bits = ((IntVector) k.convert(VectorOperators.F2I, 0)).add(127).lanewise(VectorOperators.LSHL, 23);
+            y.mul(bits.reinterpretAsFloats()).blend(0f, x.lt(EXP_MIN)).blend(Float.POSITIVE_INFINITY,
+                    x.compare(VectorOperators.GT, EXP_MAX)).intoArray(a, off + i, m);
+        }
+    }
+
+    /** tanh in place over a[off .. off+n): an odd polynomial below 0.625, else 1 - 2/(e^2|x| + 1), sign restored. */
+    static void tanhInPlace(float[] a, int off, int n) {
+        float[] e = scratch();
+        for (int from = 0; from < n; from += BLOCK) {
+            int count = Math.min(BLOCK, n - from);
+            for (int i = 0; i < count; i += L) {
+                VectorMask<Float> m = S.indexInRange(i, count);
+                FloatVector ax = FloatVector.fromArray(S, a, off + from + i, m).abs();
+                ax.add(ax).intoArray(e, i, m);
+            }
+            expInPlace(e, 0, count);
+            for (int i = 0; i < count; i += L) {
+                VectorMask<Float> m = S.indexInRange(i, count);
+                FloatVector x = FloatVector.fromArray(S, a, off + from + i, m);
+                FloatVector z = x.mul(x);
+                FloatVector small = z.fma(-5.70498872745E-3f, 2.06390887954E-2f)
+                        .fma(z, FloatVector.broadcast(S, -5.37397155531E-2f))
+                        .fma(z, FloatVector.broadcast(S, 1.33314422036E-1f))
+                        .fma(z, FloatVector.broadcast(S, -3.33332819422E-1f))
+                        .mul(z).fma(x, x);
+                FloatVector large = FloatVector.broadcast(S, 1f)
+                        .sub(FloatVector.broadcast(S, 2f).div(FloatVector.fromArray(S, e, i, m).add(1f)));
+                large = large.blend(large.neg(), x.lt(0f));
+                large.blend(small, x.abs().lt(0.625f)).intoArray(a, off + from + i, m);
+            }
+        }
     }
 }

@@ -4,14 +4,20 @@ import java.util.Arrays;
 import org.vectorbert.loader.BertConfig;
 
 /**
- * A forward pass's working buffers, sized for a batch. A model keeps the last pass's for the next
- * (at least as large as the one it replaces), so steady-state passes allocate only their outputs.
+ * A forward pass's working buffers, sized by the batch's positions. A model keeps the last pass's
+ * for the next, so steady-state passes allocate only their outputs; a larger batch replaces it with
+ * one rounded up to a whole number of {@link #STEP} positions, so a stream of growing batches
+ * replaces it a few times, not once per batch (each replacement is garbage the size of all of it).
+ * Attention keeps no [heads, length, length] buffer here: its probabilities are per-thread scratch
+ * ({@link AttentionKernel#scratch()}) unless a request asks for them.
  */
 final class Workspace {
-    final int heads;
-    final int rows;
-    final int scoreCount;
-    final int scratchCount;
+    /** Positions a workspace grows by. */
+    static final int STEP = 1024;
+
+    final int hidden;
+    final int rows;          // positions the buffers hold: batch.rows() or more
+    final float[] x;         // [rows, hidden]: the hidden state, layer after layer
     final float[] mask;      // [rows]: 0 for a real token, the float minimum for padding (an additive mask)
     final float[] q;         // [rows, hidden]: queries
     final float[] k;         // [rows, hidden]: keys
@@ -19,27 +25,22 @@ final class Workspace {
     final float[] ctx;       // [rows, hidden]: attention context, and scratch
     final float[] t;         // [rows, hidden]: scratch
     final float[] inner;     // [rows, intermediate]: the feed-forward block's inside
-    final float[] scores;    // [size, heads, length, length]: attention probabilities
-    final float[] keysT;     // per sequence and head: transposed keys and a lane sum (AttentionKernel.scratch)
 
-    Workspace(Batch batch, BertConfig c, Workspace old) {
-        heads = c.numAttentionHeads();
-        rows = Math.max(batch.rows(), old == null ? 0 : old.rows);
-        scoreCount = Math.max(scores(batch, c), old == null ? 0 : old.scoreCount);
-        scratchCount = Math.max(scratch(batch, c), old == null ? 0 : old.scratchCount);
+    Workspace(Batch batch, BertConfig c) {
+        hidden = c.hiddenSize();
+        rows = (batch.rows() + STEP - 1) / STEP * STEP;
+        x = new float[rows * hidden];
         mask = new float[rows];
-        q = new float[rows * c.hiddenSize()];
+        q = new float[rows * hidden];
         k = new float[q.length];
         v = new float[q.length];
         ctx = new float[q.length];
         t = new float[q.length];
         inner = new float[rows * c.intermediateSize()];
-        scores = new float[scoreCount];
-        keysT = new float[scratchCount];
     }
 
-    boolean fits(Batch batch, BertConfig c) {
-        return batch.rows() <= rows && scores(batch, c) <= scoreCount && scratch(batch, c) <= scratchCount;
+    boolean fits(Batch batch) {
+        return batch.rows() <= rows;
     }
 
     /** Sets the attention mask for {@code batch}: keys past each sequence's length are masked out. */
@@ -49,19 +50,5 @@ final class Workspace {
         for (int b = 0; b < batch.size(); b++) {
             Arrays.fill(mask, b * seq + batch.lengths()[b], (b + 1) * seq, -Float.MAX_VALUE);
         }
-    }
-
-    /** Floats of the attention probabilities of {@code batch}: one seq x seq block per sequence and head. */
-    int scoreFloats(Batch batch) {
-        return batch.size() * heads * batch.length() * batch.length();
-    }
-
-    private static int scores(Batch batch, BertConfig c) {
-        return batch.size() * c.numAttentionHeads() * batch.length() * batch.length();
-    }
-
-    /** Attention scratch: one block per sequence and head. */
-    private static int scratch(Batch batch, BertConfig c) {
-        return batch.size() * c.numAttentionHeads() * AttentionKernel.scratch(batch.length(), c.headSize());
     }
 }
