@@ -13,7 +13,7 @@ import org.vectorbert.engine.Parallel;
  * The encoder's matrix kernel alone on bert-base's shapes, against the fp32 ceiling measured in
  * the same run: register-only FMA chains on every kernel thread, nothing loaded or stored.
  *
- * <pre>bench/run matmul [--threads N]</pre>
+ * <pre>bench/run matmul [--threads N] [--shape ROWSxINxOUT ...]</pre>
  */
 public final class MatmulBenchmark {
     private static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
@@ -28,18 +28,26 @@ public final class MatmulBenchmark {
     }
 
     public static void main(String[] args) {
+        List<int[]> shapes = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             if (args[i].equals("--threads") && i + 1 < args.length) {
                 Parallel.setThreads(Integer.parseInt(args[++i]));
+            } else if (args[i].equals("--shape") && i + 1 < args.length && args[i + 1].matches("\\d+x\\d+x\\d+")) {
+                String[] parts = args[++i].split("x");
+                shapes.add(new int[] {Integer.parseInt(parts[0]), Integer.parseInt(parts[1]), Integer.parseInt(parts[2])});
             } else {
-                System.err.println("usage: bench/run matmul [--threads N]");
+                System.err.println("usage: bench/run matmul [--threads N] [--shape ROWSxINxOUT ...]");
                 System.exit(2);
             }
         }
         double ceiling = fmaCeiling(Parallel.threads());
         System.out.printf("fp32 FMA ceiling measured now: %.0f GFLOP/s on %d threads (%s, %d-lane vectors)%n", ceiling,
                 Parallel.threads(), Runtime.version(), S.length());
-        for (Result r : run()) {
+        List<Result> results = new ArrayList<>();
+        for (int[] shape : shapes) {
+            results.add(measure(shape[0], shape[1], shape[2]));
+        }
+        for (Result r : shapes.isEmpty() ? run() : results) {
             System.out.println(describe(r, ceiling));
         }
     }

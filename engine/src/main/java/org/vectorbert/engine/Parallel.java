@@ -17,6 +17,8 @@ import java.util.concurrent.locks.LockSupport;
 public final class Parallel {
     /** How long a helper keeps spinning for the next job before it parks. */
     private static final long SPIN_NANOS = 200_000;
+    /** How many pieces each thread's share of a job is cut into, for threads that finish early to take. */
+    private static final int PIECES_PER_THREAD = 4;
 
     private static volatile Team team = new Team(initialThreads());
 
@@ -62,7 +64,7 @@ public final class Parallel {
     }
 
     /**
-     * Runs {@code body} over [0, n) split into about one chunk per thread, each a multiple of
+     * Runs {@code body} over [0, n) split into a few pieces per thread, each a multiple of
      * {@code grain} long (but the last), and returns when all are done. A call made while the
      * threads are busy (from inside a body, or from a second application thread) runs on the
      * calling thread alone.
@@ -76,7 +78,10 @@ public final class Parallel {
             return;
         }
         try {
-            t.run(n, (units + chunks - 1) / chunks * grain, chunks, body);
+            // Pieces are claimed as threads come free rather than dealt out one per thread: on a shared
+            // machine one core often runs late, and the other then takes its share instead of waiting.
+            int pieces = Math.min(units, chunks * PIECES_PER_THREAD);
+            t.run(n, (units + pieces - 1) / pieces * grain, chunks, body);
         } finally {
             t.busy.set(false);
         }
@@ -89,6 +94,7 @@ public final class Parallel {
         final int n;
         final int per;
         final int chunks;
+        final AtomicInteger next = new AtomicInteger();
         volatile Throwable failure;
 
         Job(long generation, Range body, int n, int per, int chunks) {
@@ -99,9 +105,9 @@ public final class Parallel {
             this.chunks = chunks;
         }
 
-        void runChunk(int chunk) {
-            int from = chunk * per;
-            if (from < n) {
+        /** Runs pieces of the job until none is left. */
+        void work() {
+            for (int from; (from = next.getAndIncrement() * per) < n; ) {
                 body.run(from, Math.min(n, from + per));
             }
         }
@@ -136,7 +142,7 @@ public final class Parallel {
             }
             Throwable thrown = null;
             try {
-                j.runChunk(0);
+                j.work();
             } catch (Throwable e) {
                 thrown = e;
             }
@@ -173,7 +179,7 @@ public final class Parallel {
                 seen = j.generation;
                 if (chunk < j.chunks) {
                     try {
-                        j.runChunk(chunk);
+                        j.work();
                     } catch (Throwable e) {
                         j.failure = e;
                     } finally {

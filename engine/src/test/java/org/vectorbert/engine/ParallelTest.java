@@ -69,9 +69,14 @@ class ParallelTest {
         })));
         // The threads are usable again afterwards.
         AtomicIntegerArray seen = new AtomicIntegerArray(10);
-        Parallel.forRange(10, 1, (from, to) -> seen.incrementAndGet(from));
-        assertEquals(1, seen.get(0));
-        assertEquals(1, seen.get(5));
+        Parallel.forRange(10, 1, (from, to) -> {
+            for (int i = from; i < to; i++) {
+                seen.incrementAndGet(i);
+            }
+        });
+        for (int i = 0; i < 10; i++) {
+            assertEquals(1, seen.get(i));
+        }
     }
 
     @Test
