@@ -57,11 +57,19 @@ final class AttentionKernel {
             Arrays.fill(keysT, t + seq, t + stride, 0f);
         }
         float scale = (float) (1.0 / Math.sqrt(headSize));
+        // Four query rows at a time, so each key vector loaded serves four independent FMA chains (one
+        // row alone over a short sequence waited on each FMA: scores took 5% of a corpus run, twice the
+        // softmax). A last group of fewer rows repeats its last row: the same FMAs, into the same place.
+        for (int i = 0; i < seq; i += 4) {
+            int last = seq - 1;
+            scores(q, (row0 + i) * hidden + col, (row0 + Math.min(i + 1, last)) * hidden + col,
+                    (row0 + Math.min(i + 2, last)) * hidden + col, (row0 + Math.min(i + 3, last)) * hidden + col, headSize,
+                    keysT, keysOff, stride, seq, scale, mask, maskOff, scores, scoresOff + i * seq,
+                    scoresOff + Math.min(i + 1, last) * seq, scoresOff + Math.min(i + 2, last) * seq,
+                    scoresOff + Math.min(i + 3, last) * seq);
+        }
         for (int i = 0; i < seq; i++) {
-            int qi = (row0 + i) * hidden + col;
-            int si = scoresOff + i * seq;
-            scores(q, qi, headSize, keysT, keysOff, stride, seq, scale, mask, maskOff, scores, si);
-            RowKernels.softmax(scores, si, seq, keysT, keysOff + headSize * stride);
+            RowKernels.softmax(scores, scoresOff + i * seq, seq, keysT, keysOff + headSize * stride);
         }
         // Two query rows at a time, so each value vector loaded serves both; an odd last row goes
         // with itself (the same FMAs twice, into the same place).
@@ -76,6 +84,9 @@ final class AttentionKernel {
             for (; c + 4 * L <= headSize; c += 4 * L) {
                 weightedValues4(v, hidden, row0 * hidden + col + c, seq, scores, pa, pb, ctx, outA + c, outB + c);
             }
+            for (; c + 2 * L <= headSize; c += 2 * L) {
+                weightedValues2(v, hidden, row0 * hidden + col + c, seq, scores, pa, pb, ctx, outA + c, outB + c);
+            }
             for (; c < headSize; c += L) {
                 weightedValues1(v, hidden, row0 * hidden + col + c, seq, scores, pa, pb, ctx, outA + c, outB + c, headSize - c);
             }
@@ -83,39 +94,61 @@ final class AttentionKernel {
     }
 
     /**
-     * One query row's scaled, masked scores against every key: four blocks of L keys per pass over
-     * the head (four independent FMA chains instead of one waiting on the last), then a block at a time.
+     * Four query rows' scaled, masked scores against every key: two blocks of L keys per pass over the
+     * head (eight independent FMA chains), then a last block alone (four). Rows start at {@code qa..qd}
+     * in q and at {@code sa..sd} in scores.
      */
-    private static void scores(float[] q, int qi, int headSize, float[] keysT, int keysOff, int stride, int seq, float scale,
-                               float[] mask, int maskOff, float[] scores, int si) {
+    private static void scores(float[] q, int qa, int qb, int qc, int qd, int headSize, float[] keysT, int keysOff, int stride,
+                               int seq, float scale, float[] mask, int maskOff, float[] scores, int sa, int sb, int sc, int sd) {
         int j = 0;
-        for (; j + 4 * L <= stride; j += 4 * L) {
-            FloatVector a0 = FloatVector.zero(S), a1 = a0, a2 = a0, a3 = a0;
+        for (; j + 2 * L <= stride; j += 2 * L) {
+            FloatVector a0 = FloatVector.zero(S), a1 = a0, b0 = a0, b1 = a0, c0 = a0, c1 = a0, d0 = a0, d1 = a0;
             for (int d = 0; d < headSize; d++) {
                 int t = keysOff + d * stride + j;
-                FloatVector qd = FloatVector.broadcast(S, q[qi + d]);
-                a0 = FloatVector.fromArray(S, keysT, t).fma(qd, a0);
-                a1 = FloatVector.fromArray(S, keysT, t + L).fma(qd, a1);
-                a2 = FloatVector.fromArray(S, keysT, t + 2 * L).fma(qd, a2);
-                a3 = FloatVector.fromArray(S, keysT, t + 3 * L).fma(qd, a3);
+                FloatVector k0 = FloatVector.fromArray(S, keysT, t);
+                FloatVector k1 = FloatVector.fromArray(S, keysT, t + L);
+                FloatVector u = FloatVector.broadcast(S, q[qa + d]);
+                a0 = k0.fma(u, a0);
+                a1 = k1.fma(u, a1);
+                u = FloatVector.broadcast(S, q[qb + d]);
+                b0 = k0.fma(u, b0);
+                b1 = k1.fma(u, b1);
+                u = FloatVector.broadcast(S, q[qc + d]);
+                c0 = k0.fma(u, c0);
+                c1 = k1.fma(u, c1);
+                u = FloatVector.broadcast(S, q[qd + d]);
+                d0 = k0.fma(u, d0);
+                d1 = k1.fma(u, d1);
             }
             // Scaled, plus the mask, stored for the keys that exist (the last blocks may run past seq).
             VectorMask<Float> m0 = S.indexInRange(j, seq);
             VectorMask<Float> m1 = S.indexInRange(j + L, seq);
-            VectorMask<Float> m2 = S.indexInRange(j + 2 * L, seq);
-            VectorMask<Float> m3 = S.indexInRange(j + 3 * L, seq);
-            a0.mul(scale).add(FloatVector.fromArray(S, mask, maskOff + j, m0)).intoArray(scores, si + j, m0);
-            a1.mul(scale).add(FloatVector.fromArray(S, mask, maskOff + j + L, m1)).intoArray(scores, si + j + L, m1);
-            a2.mul(scale).add(FloatVector.fromArray(S, mask, maskOff + j + 2 * L, m2)).intoArray(scores, si + j + 2 * L, m2);
-            a3.mul(scale).add(FloatVector.fromArray(S, mask, maskOff + j + 3 * L, m3)).intoArray(scores, si + j + 3 * L, m3);
+            FloatVector mask0 = FloatVector.fromArray(S, mask, maskOff + j, m0);
+            FloatVector mask1 = FloatVector.fromArray(S, mask, maskOff + j + L, m1);
+            a0.mul(scale).add(mask0).intoArray(scores, sa + j, m0);
+            a1.mul(scale).add(mask1).intoArray(scores, sa + j + L, m1);
+            b0.mul(scale).add(mask0).intoArray(scores, sb + j, m0);
+            b1.mul(scale).add(mask1).intoArray(scores, sb + j + L, m1);
+            c0.mul(scale).add(mask0).intoArray(scores, sc + j, m0);
+            c1.mul(scale).add(mask1).intoArray(scores, sc + j + L, m1);
+            d0.mul(scale).add(mask0).intoArray(scores, sd + j, m0);
+            d1.mul(scale).add(mask1).intoArray(scores, sd + j + L, m1);
         }
-        for (; j < seq; j += L) {
-            FloatVector acc = FloatVector.zero(S);
+        if (j < stride) {
+            FloatVector a0 = FloatVector.zero(S), b0 = a0, c0 = a0, d0 = a0;
             for (int d = 0; d < headSize; d++) {
-                acc = FloatVector.fromArray(S, keysT, keysOff + d * stride + j).fma(FloatVector.broadcast(S, q[qi + d]), acc);
+                FloatVector k0 = FloatVector.fromArray(S, keysT, keysOff + d * stride + j);
+                a0 = k0.fma(FloatVector.broadcast(S, q[qa + d]), a0);
+                b0 = k0.fma(FloatVector.broadcast(S, q[qb + d]), b0);
+                c0 = k0.fma(FloatVector.broadcast(S, q[qc + d]), c0);
+                d0 = k0.fma(FloatVector.broadcast(S, q[qd + d]), d0);
             }
-            VectorMask<Float> m = S.indexInRange(j, seq);
-            acc.mul(scale).add(FloatVector.fromArray(S, mask, maskOff + j, m)).intoArray(scores, si + j, m);
+            VectorMask<Float> m0 = S.indexInRange(j, seq);
+            FloatVector mask0 = FloatVector.fromArray(S, mask, maskOff + j, m0);
+            a0.mul(scale).add(mask0).intoArray(scores, sa + j, m0);
+            b0.mul(scale).add(mask0).intoArray(scores, sb + j, m0);
+            c0.mul(scale).add(mask0).intoArray(scores, sc + j, m0);
+            d0.mul(scale).add(mask0).intoArray(scores, sd + j, m0);
         }
     }
 
@@ -153,6 +186,27 @@ final class AttentionKernel {
         b1.intoArray(ctx, outB + L);
         b2.intoArray(ctx, outB + 2 * L);
         b3.intoArray(ctx, outB + 3 * L);
+    }
+
+    /** {@link #weightedValues4} for two vectors of columns (a head of 32 with 512-bit vectors). */
+    private static void weightedValues2(float[] v, int hidden, int v0, int seq, float[] p, int pa, int pb, float[] ctx,
+                                        int outA, int outB) {
+        FloatVector a0 = FloatVector.zero(S), a1 = a0, b0 = a0, b1 = a0;
+        for (int j = 0; j < seq; j++) {
+            int vj = v0 + j * hidden;
+            FloatVector x0 = FloatVector.fromArray(S, v, vj);
+            FloatVector x1 = FloatVector.fromArray(S, v, vj + L);
+            FloatVector wa = FloatVector.broadcast(S, p[pa + j]);
+            FloatVector wb = FloatVector.broadcast(S, p[pb + j]);
+            a0 = x0.fma(wa, a0);
+            a1 = x1.fma(wa, a1);
+            b0 = x0.fma(wb, b0);
+            b1 = x1.fma(wb, b1);
+        }
+        a0.intoArray(ctx, outA);
+        a1.intoArray(ctx, outA + L);
+        b0.intoArray(ctx, outB);
+        b1.intoArray(ctx, outB + L);
     }
 
     /** {@link #weightedValues4} for the columns of one vector, or the {@code left} columns left if fewer. */
