@@ -1,0 +1,45 @@
+package org.vectorbert.bench.langchain4j;
+
+import dev.langchain4j.data.embedding.Embedding;
+import dev.langchain4j.data.segment.TextSegment;
+import dev.langchain4j.model.embedding.onnx.allminilml6v2.AllMiniLmL6V2EmbeddingModel;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * langchain4j's in-process all-MiniLM-L6-v2 (ONNX Runtime and DJL's tokenizer) embedding a corpus
+ * the way its users do: {@code embedAll} over every line. Prints the time from the first text to the
+ * last (the model loaded before), and optionally writes the vectors (little-endian float32 rows) for
+ * comparing them with vectorbert's.
+ *
+ * <pre>java -jar bench-langchain4j/target/vectorbert-bench-langchain4j.jar CORPUS.txt [VECTORS.f32]</pre>
+ */
+public final class EmbedAll {
+    private EmbedAll() {}
+
+    public static void main(String[] args) throws IOException {
+        List<TextSegment> segments = Files.readAllLines(Path.of(args[0]), StandardCharsets.UTF_8).stream().map(TextSegment::from).toList();
+        long loadStart = System.nanoTime();
+        AllMiniLmL6V2EmbeddingModel model = new AllMiniLmL6V2EmbeddingModel();
+        model.embed("warm the session once");
+        double load = (System.nanoTime() - loadStart) / 1e9;
+        long start = System.nanoTime();
+        List<Embedding> vectors = model.embedAll(segments).content();
+        double seconds = (System.nanoTime() - start) / 1e9;
+        System.out.printf("langchain4j %s embedAll: %d texts in %.2f s (%.1f texts/s); model loaded in %.2f s%n",
+                "0.36.2", vectors.size(), seconds, vectors.size() / seconds, load);
+        if (args.length > 1) {
+            try (DataOutputStream out = new DataOutputStream(new java.io.BufferedOutputStream(Files.newOutputStream(Path.of(args[1]))))) {
+                for (Embedding e : vectors) {
+                    for (float x : e.vector()) {
+                        out.writeInt(Integer.reverseBytes(Float.floatToRawIntBits(x)));
+                    }
+                }
+            }
+        }
+    }
+}
