@@ -4,14 +4,18 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.vectorbert.common.VectorbertException;
 import org.vectorbert.engine.BertModel;
 import org.vectorbert.loader.BertCheckpoint;
 import org.vectorbert.loader.BertConfig;
 import org.vectorbert.loader.DType;
 import org.vectorbert.loader.Tensor;
+import org.vectorbert.tokenizer.BertTokenizer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -59,12 +63,29 @@ final class InspectCommand implements Callable<Integer> {
                 c.byteCount(), dtypeSummary(c)));
         BertModel.Heads heads = BertModel.Heads.of(c);
         b.append(String.format("heads:      pooler %s, masked-LM %s%n", heads.pooler() ? "yes" : "no", heads.mlmHead() ? "yes" : "no"));
+        for (String problem : problems(c)) {
+            b.append("problem:    ").append(problem).append('\n');
+        }
         int width = c.tensors().keySet().stream().mapToInt(String::length).max().orElse(4);
         b.append('\n').append(String.format("%-" + width + "s  %-5s  %s%n", "name", "dtype", "shape"));
         for (Tensor t : c.tensors().values()) {
             b.append(String.format("%-" + width + "s  %-5s  %s%n", t.name(), t.dtype(), t.shapeString()));
         }
         return b.toString();
+    }
+
+    /** Where config.json, the weights and the tokenizer disagree: the model will not load, and this says why. */
+    static List<String> problems(BertCheckpoint c) {
+        List<String> problems = new ArrayList<>(c.contradictions());
+        try {
+            int tokens = BertTokenizer.fromDirectory(c.directory()).vocabulary().size();
+            if (tokens > c.config().vocabSize()) {
+                problems.add("the tokenizer's vocabulary has " + tokens + " tokens, more than vocab_size " + c.config().vocabSize());
+            }
+        } catch (VectorbertException e) {
+            problems.add("the tokenizer does not load: " + e.getMessage());
+        }
+        return problems;
     }
 
     private static String dtypeSummary(BertCheckpoint c) {
@@ -85,6 +106,8 @@ final class InspectCommand implements Callable<Integer> {
         BertModel.Heads heads = BertModel.Heads.of(c);
         o.put("pooler", heads.pooler());
         o.put("mlm_head", heads.mlmHead());
+        ArrayNode problems = o.putArray("problems");
+        problems(c).forEach(problems::add);
         ArrayNode tensors = o.putArray("tensors");
         for (Tensor t : c.tensors().values()) {
             ObjectNode n = tensors.addObject();

@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.vectorbert.loader.BertCheckpoint;
 import org.vectorbert.loader.BertConfig;
+import org.vectorbert.tokenizer.BertTokenizer;
 
 /**
  * A BERT encoder with its optional heads, built as Hugging Face's {@code BertForMaskedLM} is:
@@ -36,6 +37,12 @@ public final class BertModel {
         this.directory = checkpoint.directory();
         this.config = checkpoint.config();
         this.precision = precision;
+        // A config that names fewer layers than the checkpoint holds would run a different, shallower model
+        // without a word (transformers at least warns of unused weights): every disagreement is refused.
+        List<String> contradictions = checkpoint.contradictions();
+        if (!contradictions.isEmpty()) {
+            throw new EngineException(directory + ": " + String.join("; ", contradictions) + " (config.json does not describe these weights)");
+        }
         Scope root = Scope.root(checkpoint, precision);
         Scope bert = root.child("bert");
         embeddings = BertEmbeddings.load(bert.child("embeddings"), config);
@@ -104,6 +111,18 @@ public final class BertModel {
     }
 
     /** Throws, naming what is missing, when the model has no masked-language-model head. */
+    /**
+     * Refuses a tokenizer whose ids run past the word embeddings: a token the weights have no row for
+     * would fail deep in a forward pass, or (as a fill-mask target) index past the scores.
+     */
+    void requireFits(BertTokenizer tokenizer) {
+        int tokens = tokenizer.vocabulary().size();
+        if (tokens > config.vocabSize()) {
+            throw new EngineException("the tokenizer's vocabulary has " + tokens + " tokens but the model's word embeddings have "
+                    + config.vocabSize() + " rows (" + directory + "): the tokenizer files do not belong to these weights");
+        }
+    }
+
     void requireMlmHead() {
         if (noMlmHead != null) {
             throw new EngineException(noMlmHead);

@@ -12,6 +12,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.vectorbert.common.Json;
 
 /**
@@ -22,6 +24,7 @@ import org.vectorbert.common.Json;
  * its reader expects. Tensors are views into the mapped files, valid until the checkpoint is closed.
  */
 public final class BertCheckpoint implements AutoCloseable {
+    private static final Pattern LAYER = Pattern.compile("(?:bert\\.)?encoder\\.layer\\.(\\d{1,6})\\.");
     private final Path directory;
     private final BertConfig config;
     private final List<SafetensorsFile> files;
@@ -156,6 +159,46 @@ public final class BertCheckpoint implements AutoCloseable {
             throw new LoaderException(directory + ": weight " + t.name() + " is " + t.dtype() + "; expected F32, F16 or BF16");
         }
         return t;
+    }
+
+    /**
+     * Where config.json and the weights disagree, one sentence each (empty when they agree): the
+     * vocabulary, width and position count the word and position embeddings have, and the number of
+     * layers. Loading refuses a model with any of these; {@code inspect} shows them.
+     */
+    public List<String> contradictions() {
+        List<String> found = new ArrayList<>();
+        find(WeightNames.WORD_EMBEDDINGS).ifPresent(t -> {
+            if (t.shape().length == 2 && t.shape()[0] != config.vocabSize()) {
+                found.add("config.json says vocab_size " + config.vocabSize() + " but " + t.name() + " has " + t.shape()[0] + " rows");
+            }
+            if (t.shape().length == 2 && t.shape()[1] != config.hiddenSize()) {
+                found.add("config.json says hidden_size " + config.hiddenSize() + " but " + t.name() + " is " + t.shape()[1] + " wide");
+            }
+        });
+        find("bert.embeddings.position_embeddings.weight").ifPresent(t -> {
+            if (t.shape().length == 2 && t.shape()[0] != config.maxPositionEmbeddings()) {
+                found.add("config.json says max_position_embeddings " + config.maxPositionEmbeddings() + " but " + t.name() + " has "
+                        + t.shape()[0] + " rows");
+            }
+        });
+        int layers = layerCount();
+        if (layers != config.numHiddenLayers()) {
+            found.add("config.json says num_hidden_layers " + config.numHiddenLayers() + " but the checkpoint has " + layers + " layers");
+        }
+        return found;
+    }
+
+    /** How many encoder layers the checkpoint holds: one more than the highest N of any {@code encoder.layer.N.*} tensor. */
+    public int layerCount() {
+        int n = 0;
+        for (String name : tensors.keySet()) {
+            Matcher m = LAYER.matcher(name);
+            if (m.lookingAt()) {
+                n = Math.max(n, Integer.parseInt(m.group(1)) + 1);
+            }
+        }
+        return n;
     }
 
     /** Parameters stored in the files: tied weights count once, since they are stored once. */
