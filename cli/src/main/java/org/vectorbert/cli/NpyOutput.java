@@ -9,13 +9,20 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import org.vectorbert.common.AtomicFiles;
 import java.util.Arrays;
 
 /**
  * Embeddings written as numpy {@code .npy} (format 1.0, little-endian float32), streamed as they come:
  * pooled vectors as {@code [n, dim]}; token vectors as {@code [n, seq, dim]} padded with zeros to the
- * longest text, with each text's length in {@code NAME.lengths.npy} ({@code [n]}, int32). Files are
- * written beside the target and moved into place when complete, so a failed run leaves no half file.
+ * longest text, with each text's length in {@code NAME.lengths.npy} ({@code [n]}, int32).
+ *
+ * <p>How the files land: the target is checked before any work ({@link #checkTarget}); files are
+ * written beside it as {@code NAME.PID.partial} ({@link AtomicFiles}: removed on failure, Ctrl-C and
+ * SIGTERM, and, once their process is gone, by the next run writing the same target) and moved into
+ * place when complete. A symlink is written through (the link stays), and a replaced file keeps its
+ * permissions. An array and its lengths land both or neither: the old lengths are kept aside until
+ * the array is in place, and put back if it cannot be.
  */
 final class NpyOutput implements AutoCloseable {
     /** Header block size: magic, version, length and the dict padded; 128 holds any shape, and keeps data 64-aligned. */
@@ -31,10 +38,10 @@ final class NpyOutput implements AutoCloseable {
     private boolean complete;
 
     private NpyOutput(Path target, int dim, boolean tokens) {
-        this.target = target;
+        this.target = checkTarget(target, tokens);
         this.dim = dim;
         this.tokens = tokens;
-        this.partial = target.resolveSibling(target.getFileName() + "." + ProcessHandle.current().pid() + ".partial");
+        this.partial = AtomicFiles.partial(this.target);
         try {
             this.channel = FileChannel.open(partial, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
                     StandardOpenOption.WRITE, StandardOpenOption.READ);
@@ -43,6 +50,56 @@ final class NpyOutput implements AutoCloseable {
             }
         } catch (IOException e) {
             throw new UserError("cannot write " + target + ": " + e.getMessage());
+        }
+    }
+
+    /**
+     * Refuses, with a message saying why, a target that cannot be written: a directory, one in a
+     * directory that does not exist or cannot be written, a read-only file. Removes partial files that
+     * killed runs left for it. Returns the file to write: the target, or where it links to.
+     */
+    static Path checkTarget(Path target, boolean tokens) {
+        Path file = target;
+        try {
+            if (Files.isSymbolicLink(file)) {
+                file = file.resolveSibling(Files.readSymbolicLink(file));
+            }
+        } catch (IOException e) {
+            throw new UserError("cannot read the link " + target + ": " + e.getMessage());
+        }
+        if (Files.isDirectory(file)) {
+            throw new UserError("--output " + target + " is a directory; give a file name, such as " + target.resolve("vectors.npy"));
+        }
+        Path dir = file.toAbsolutePath().getParent();
+        if (!Files.isDirectory(dir)) {
+            throw new UserError("--output " + target + ": the directory " + dir + " does not exist");
+        }
+        if (!Files.isWritable(dir)) {
+            throw new UserError("--output " + target + ": cannot write in " + dir + " (permission denied)");
+        }
+        for (Path f : tokens ? java.util.List.of(file, lengthsPath(file)) : java.util.List.of(file)) {
+            if (Files.exists(f) && !writable(f)) {
+                throw new UserError("--output " + target + ": " + f + " is read-only; remove it or choose another name");
+            }
+            if (Files.isDirectory(f)) {
+                throw new UserError("--output " + target + ": " + f + " is a directory");
+            }
+            try {
+                AtomicFiles.removeStale(f);
+            } catch (IOException e) {
+                // A stale file that cannot be removed is only clutter; this run's own name is its own.
+            }
+        }
+        return file;
+    }
+
+    /** Writable, and not marked read-only (which the superuser's access check alone would not see). */
+    private static boolean writable(Path f) {
+        try {
+            return Files.isWritable(f) && (!f.getFileSystem().supportedFileAttributeViews().contains("posix")
+                    || Files.getPosixFilePermissions(f).contains(java.nio.file.attribute.PosixFilePermission.OWNER_WRITE));
+        } catch (IOException e) {
+            return false;
         }
     }
 
@@ -82,7 +139,7 @@ final class NpyOutput implements AutoCloseable {
         try {
             if (!complete) {
                 channel.close();
-                Files.deleteIfExists(partial);
+                AtomicFiles.discard(partial);
                 return;
             }
             if (tokens) {
@@ -90,7 +147,7 @@ final class NpyOutput implements AutoCloseable {
             } else {
                 write(channel.position(0), header("<f4", count + ", " + dim));
                 channel.close();
-                Files.move(partial, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+                AtomicFiles.moveIntoPlace(partial, target);
             }
         } catch (IOException e) {
             throw new UserError("cannot write " + target + ": " + e.getMessage());
@@ -105,7 +162,7 @@ final class NpyOutput implements AutoCloseable {
     /** Token vectors arrived ragged; copies them into the padded array, then writes the lengths. */
     private void writePadded() throws IOException {
         int seq = Arrays.stream(lengths, 0, count).max().orElse(0);
-        Path padded = target.resolveSibling(target.getFileName() + "." + ProcessHandle.current().pid() + ".padded.partial");
+        Path padded = AtomicFiles.partial(target, "padded");
         try (FileChannel out = FileChannel.open(padded, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
                 StandardOpenOption.WRITE)) {
             write(out, header("<f4", count + ", " + seq + ", " + dim));
@@ -121,10 +178,10 @@ final class NpyOutput implements AutoCloseable {
             }
         } finally {
             channel.close();
-            Files.deleteIfExists(partial);
+            AtomicFiles.discard(partial);
         }
         Path lengthsFile = lengthsPath(target);
-        Path lengthsPartial = lengthsFile.resolveSibling(lengthsFile.getFileName() + "." + ProcessHandle.current().pid() + ".partial");
+        Path lengthsPartial = AtomicFiles.partial(lengthsFile);
         ByteBuffer lengthBytes = ByteBuffer.allocate(count * Integer.BYTES).order(ByteOrder.LITTLE_ENDIAN);
         lengthBytes.asIntBuffer().put(lengths, 0, count);
         try (FileChannel out = FileChannel.open(lengthsPartial, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
@@ -132,8 +189,35 @@ final class NpyOutput implements AutoCloseable {
             write(out, header("<i4", count + ","));
             write(out, lengthBytes);
         }
-        Files.move(lengthsPartial, lengthsFile, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        Files.move(padded, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        landPair(padded, target, lengthsPartial, lengthsFile);
+    }
+
+    /** Moves the array and its lengths into place, both or neither: old lengths kept aside until the array has landed. */
+    private static void landPair(Path array, Path arrayTarget, Path lengths, Path lengthsTarget) throws IOException {
+        Path previous = null;
+        try {
+            if (Files.exists(lengthsTarget)) {
+                previous = AtomicFiles.partial(lengthsTarget, "previous");
+                Files.copy(lengthsTarget, previous, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.COPY_ATTRIBUTES);
+            }
+            AtomicFiles.moveIntoPlace(lengths, lengthsTarget);
+            try {
+                AtomicFiles.moveIntoPlace(array, arrayTarget);
+            } catch (IOException e) {
+                if (previous != null) {
+                    AtomicFiles.moveIntoPlace(previous, lengthsTarget);
+                } else {
+                    Files.deleteIfExists(lengthsTarget);
+                }
+                throw e;
+            }
+        } finally {
+            AtomicFiles.discard(array);
+            AtomicFiles.discard(lengths);
+            if (previous != null) {
+                AtomicFiles.discard(previous);
+            }
+        }
     }
 
     /** The {@value #HEADER}-byte .npy header for the given dtype and shape (inside the parentheses). */
