@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.vectorbert.common.Excerpt;
 import org.vectorbert.engine.EmbeddingOptions;
 import org.vectorbert.engine.Embeddings;
 import org.vectorbert.engine.EngineException;
@@ -120,6 +121,10 @@ final class EmbedCommand implements Callable<Integer> {
         if (prompt != null && promptName != null) {
             throw new UserError("give --prompt or --prompt-name, not both");
         }
+        if (output != null) {
+            // Before any work: a run of hours must not end in "cannot write".
+            NpyOutput.checkTarget(output, tokenVectors);
+        }
         PrintWriter out = spec.commandLine().getOut();
         EmbeddingOptions options = new EmbeddingOptions(modelOptions.precision(), tokenVectors ? List.of(Pooling.CLS) : modes,
                 normalize, truncate, prompt, promptName, batchTokens);
@@ -132,9 +137,11 @@ final class EmbedCommand implements Callable<Integer> {
                      : NpyOutput.pooled(output, embeddings.dimension())) {
             RunProgress progress = new RunProgress(spec.commandLine().getErr(), "embed:", file != null);
             progress.cutAt(embeddings.maxTokens());
-            TextInput.forEachBatch(texts, file, System.in, batchSize, (batch, read, total) -> {
-                if (pair == null && batch.stream().anyMatch(String::isEmpty)) {
-                    throw new UserError("cannot embed an empty text");
+            TextInput.forEachBatch(texts, file, System.in, batchSize, (batch, first, read, total) -> {
+                for (int i = 0; i < batch.size(); i++) {
+                    if (!embeddings.hasTokens(batch.get(i))) {
+                        progress.noTokens(TextInput.where(file, first + i));
+                    }
                 }
                 List<String> seconds = pair == null ? null : java.util.Collections.nCopies(batch.size(), pair);
                 List<Embeddings.Include> include = new ArrayList<>();
@@ -194,7 +201,7 @@ final class EmbedCommand implements Callable<Integer> {
         for (float x : v) {
             norm += x * x;
         }
-        StringBuilder b = new StringBuilder("\"").append(text).append("\"  ");
+        StringBuilder b = new StringBuilder("\"").append(Excerpt.of(text)).append("\"  ");
         b.append(o.containsKey("embedding") ? "[" + v.length + "]" : "[" + ((float[][]) o.get("last_hidden_state")).length + " x " + v.length + "], first token");
         for (int i = 0; i < Math.min(6, v.length); i++) {
             b.append(String.format(" %.4f", v[i]));

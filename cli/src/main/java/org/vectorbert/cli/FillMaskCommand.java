@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.vectorbert.common.Excerpt;
 import org.vectorbert.engine.FillMask;
 import org.vectorbert.engine.FillMaskOptions;
 import picocli.CommandLine.Command;
@@ -35,8 +36,8 @@ final class FillMaskCommand implements Callable<Integer> {
     @Option(names = "--top-k", paramLabel = "K", defaultValue = "5", description = "Candidates per mask (default: ${DEFAULT-VALUE}).")
     int topK;
 
-    @Option(names = "--targets", paramLabel = "WORDS", split = ",", description = "Only rank these words (comma-separated).")
-    List<String> targets = new ArrayList<>();
+    @Option(names = "--targets", paramLabel = "WORDS", description = "Only rank these words (comma-separated).")
+    String targetWords;
 
     @Option(names = "--json", description = "One JSON line per text in the pipeline's shape: a list of {score, token, token_str, sequence}, or a list of such lists for several masks.")
     boolean json;
@@ -52,11 +53,23 @@ final class FillMaskCommand implements Callable<Integer> {
         if (topK <= 0) {
             throw new UserError("--top-k must be positive, was " + topK);
         }
+        // Split here rather than by picocli, which drops empty words: ",," must be refused, not rank the whole vocabulary.
+        List<String> targets = targetWords == null ? List.of() : List.of(targetWords.split(",", -1));
+        if (targets.stream().anyMatch(String::isBlank)) {
+            throw new UserError("--targets has an empty word: give comma-separated words, as in --targets nurse,doctor");
+        }
         PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
         FillMaskOptions options = new FillMaskOptions(modelOptions.precision(), topK, targets);
-        FillMask fill = FillMask.load(modelOptions.directory(spec.commandLine().getErr()).toString(), options);
-        RunProgress progress = new RunProgress(spec.commandLine().getErr(), "fill-mask:", file != null);
-        TextInput.forEachBatch(texts, file, System.in, 1, (batch, read, total) -> {
+        FillMask fill = FillMask.load(modelOptions.directory(err).toString(), options);
+        fill.warnings().forEach(w -> err.println("fill-mask: " + w));
+        int ranked = targets.isEmpty() ? fill.model().config().vocabSize() : fill.targetIds().length;
+        if (topK > ranked) {
+            err.println("fill-mask: --top-k " + topK + " is more than the " + ranked + (targets.isEmpty() ? " tokens of the vocabulary"
+                    : " targets") + "; showing all " + ranked);
+        }
+        RunProgress progress = new RunProgress(err, "fill-mask:", file != null);
+        TextInput.forEachBatch(texts, file, System.in, 1, (batch, first, read, total) -> {
             String text = batch.getFirst();
             FillMask.Prediction prediction = fill.predict(text);
             out.println(json ? toJson(prediction.masks()) : table(text, prediction.masks()));
@@ -85,7 +98,7 @@ final class FillMaskCommand implements Callable<Integer> {
     }
 
     private static String table(String text, List<List<FillMask.Candidate>> masks) {
-        StringBuilder b = new StringBuilder("\"").append(text).append("\"\n");
+        StringBuilder b = new StringBuilder("\"").append(Excerpt.printable(text)).append("\"\n");
         for (int m = 0; m < masks.size(); m++) {
             if (masks.size() > 1) {
                 b.append(String.format("  mask %d of %d%n", m + 1, masks.size()));
@@ -93,7 +106,7 @@ final class FillMaskCommand implements Callable<Integer> {
             int width = masks.get(m).stream().mapToInt(c -> c.tokenStr().length()).max().orElse(5);
             for (int i = 0; i < masks.get(m).size(); i++) {
                 FillMask.Candidate c = masks.get(m).get(i);
-                b.append(String.format("  %2d  %-" + width + "s  %.4f  %s%n", i + 1, c.tokenStr(), c.score(), c.sequence()));
+                b.append(String.format("  %2d  %-" + width + "s  %.4f  %s%n", i + 1, c.tokenStr(), c.score(), Excerpt.printable(c.sequence())));
             }
         }
         return b.toString();

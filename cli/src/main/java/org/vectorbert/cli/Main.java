@@ -25,9 +25,20 @@ import picocli.CommandLine.Command;
             "Models live in $VECTORBERT_HOME (default ~/.cache/vectorbert) and the Hugging Face cache."},
         subcommands = {FillMaskCommand.class, EmbedCommand.class, TokenizeCommand.class, ConvertCommand.class, InspectCommand.class,
             CommandLine.HelpCommand.class})
-public final class Main {
+public final class Main implements java.util.concurrent.Callable<Integer> {
+    @picocli.CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
     static final int EXIT_INTERNAL = 1;
     static final int EXIT_USAGE = 2;
+
+    /** Bare {@code vectorbert}: the commands and how to get help, on stderr, and exit 2 (no command was given). */
+    @Override
+    public Integer call() {
+        PrintWriter err = spec.commandLine().getErr();
+        spec.commandLine().usage(err);
+        err.flush();
+        return EXIT_USAGE;
+    }
 
     public static void main(String[] args) {
         System.exit(run(args));
@@ -82,7 +93,7 @@ public final class Main {
 
     /** The option that lets the command take a text that long, where it has one. */
     private static String hint(CommandLine cli, TextTooLongException e) {
-        return cli.getCommandSpec().optionsMap().containsKey("--truncate") ? " (--truncate)" : "";
+        return cli.getCommandSpec().optionsMap().containsKey("--truncate") ? " (--truncate cuts it to fit)" : "";
     }
 
     static final class Version implements CommandLine.IVersionProvider {

@@ -49,6 +49,12 @@ final class ModelOptions {
             if (threads <= 0) {
                 throw new UserError("--threads must be positive, was " + threads);
             }
+            int cores = Runtime.getRuntime().availableProcessors();
+            if (threads > cores) {
+                // More threads than cores only take turns on them, and each kernel waits for the last.
+                throw new UserError("--threads " + threads + " is more than the " + cores + " cores this machine gives the JVM; use 1 to "
+                        + cores);
+            }
             Parallel.setThreads(threads);
         }
         return resolve(model, err);

@@ -21,17 +21,29 @@ final class TextInput {
     @FunctionalInterface
     interface BatchHandler {
         /**
+         * @param first      the first text's line number, or its argument's number (from 1)
          * @param bytesRead  input bytes consumed so far (-1 for arguments)
          * @param totalBytes the input's size, or -1 when unknown (arguments, standard input)
          */
-        void accept(List<String> texts, long bytesRead, long totalBytes);
+        void accept(List<String> texts, int first, long bytesRead, long totalBytes);
+    }
+
+    /**
+     * The longest line read, in bytes. Refused while it is read, before it costs memory: BERT models
+     * take at most a few thousand tokens, and a megabyte of text is a few hundred thousand.
+     */
+    static final int MAX_LINE_BYTES = 1 << 20;
+
+    /** Where text number {@code n} (counted as {@link BatchHandler#accept} counts) came from, for a message. */
+    static String where(String file, int n) {
+        return file == null ? "argument " + n : "line " + n + " of " + (file.equals("-") ? "standard input" : file);
     }
 
     private TextInput() {}
 
     /** Hands each text to {@code handler} as it is read, so long inputs stream. */
     static void forEach(List<String> arguments, String file, InputStream stdin, Consumer<String> handler) {
-        forEachBatch(arguments, file, stdin, 1, (texts, read, total) -> texts.forEach(handler));
+        forEachBatch(arguments, file, stdin, 1, (texts, first, read, total) -> texts.forEach(handler));
     }
 
     /**
@@ -46,8 +58,9 @@ final class TextInput {
             if (arguments.isEmpty()) {
                 throw new UserError("no text given: pass texts as arguments, or --file PATH (- for standard input)");
             }
+            Arguments.requireValidUtf8(arguments);
             for (int i = 0; i < arguments.size(); i += batchSize) {
-                handler.accept(arguments.subList(i, Math.min(arguments.size(), i + batchSize)), -1, -1);
+                handler.accept(arguments.subList(i, Math.min(arguments.size(), i + batchSize)), i + 1, -1, -1);
             }
             return;
         }
@@ -83,6 +96,7 @@ final class TextInput {
                 .onUnmappableCharacter(CodingErrorAction.REPORT);
         private final ByteArrayOutputStream line = new ByteArrayOutputStream(256);
         private List<String> batch = new ArrayList<>();
+        private int batchFirst = 1;
         private int lineNumber;
         private long bytesRead;
 
@@ -109,6 +123,7 @@ final class TextInput {
                     }
                     line.write(buffer, start, n - start);
                     bytesRead += n - start;
+                    requireShortLine();
                     if (in.available() == 0) {
                         flush();
                     }
@@ -124,8 +139,17 @@ final class TextInput {
             }
         }
 
+        private void requireShortLine() {
+            if (line.size() > MAX_LINE_BYTES) {
+                throw new UserError("line " + (lineNumber + 1) + " of " + name + " is over " + (MAX_LINE_BYTES >> 20)
+                        + " MB without a line break: far longer than any BERT model takes (split the text, or check"
+                        + " that the file holds one text per line)");
+            }
+        }
+
         /** Decodes the line (without its carriage return) into the batch; empties {@code line}. */
         private void add() throws CharacterCodingException {
+            requireShortLine();
             lineNumber++;
             byte[] bytes = line.toByteArray();
             line.reset();
@@ -139,8 +163,10 @@ final class TextInput {
         private void flush() {
             if (!batch.isEmpty()) {
                 List<String> full = batch;
+                int first = batchFirst;
                 batch = new ArrayList<>();
-                handler.accept(full, bytesRead - line.size(), totalBytes);
+                batchFirst = lineNumber + 1;
+                handler.accept(full, first, bytesRead - line.size(), totalBytes);
             }
         }
     }

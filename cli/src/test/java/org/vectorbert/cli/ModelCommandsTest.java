@@ -64,7 +64,7 @@ class ModelCommandsTest {
     void fillMaskRefusesWhatItCannotAnswer() throws IOException {
         assertUserError(run("fill-mask", "--model", model.toString(), "No mask here."), "no [MASK] token in the text");
         assertUserError(run("fill-mask", "--model", model.toString(), "word ".repeat(600) + "[MASK]"),
-                "a sequence of 603 tokens is longer than the model's maximum of 512 positions");
+                "is 603 tokens, longer than the model's 512; shorten it");
         assertUserError(run("fill-mask", "--model", model.toString(), "--top-k", "0", "a [MASK]"), "--top-k must be positive");
 
         // The same weights without the cls.* head: embeddings work, fill-mask says what is missing.
@@ -115,7 +115,8 @@ class ModelCommandsTest {
         assertUserError(run("embed", "--model", model.toString(), "--pooling", "median", "x"), "unknown --pooling 'median'");
         assertUserError(run("embed", "--model", model.toString(), "--attentions", "x"), "--attentions needs --json");
         assertUserError(run("embed", "--model", model.toString(), "word ".repeat(600)),
-                "the text \"word word word word word word word word ...\" is 602 tokens, longer than the model's 512");
+                "the text \"word word word word word word word word word word word word ... (3000 characters)\" is 602 tokens, longer"
+                        + " than the model's 512; shorten it or turn truncation on (--truncate cuts it to fit)");
         assertEquals(0, run("embed", "--model", model.toString(), "--truncate", "word ".repeat(600)).exit());
     }
 
@@ -296,16 +297,16 @@ class ModelCommandsTest {
 
     @Test
     void badRunsSayWhatToDo() throws IOException {
-        Path input = Files.write(work.resolve("with-empty.txt"), List.of("fine", "", "after"));
-        assertUserError(run("embed", "--model", model.toString(), "--file", input.toString()), "cannot embed an empty text");
+        Path input = Files.write(work.resolve("with-long.txt"), List.of("fine", "word ".repeat(600), "after"));
+        assertUserError(run("embed", "--model", model.toString(), "--file", input.toString()), "is 602 tokens, longer than the model's 512");
         assertUserError(run("embed", "--model", model.toString(), "--batch-size", "0", "x"), "--batch-size must be positive");
         assertUserError(run("embed", "--model", model.toString(), "--json", "--output", work.resolve("x.npy").toString(), "x"),
                 "not both");
         assertUserError(run("embed", "--model", model.toString(), "--output", work.resolve("no/such/dir/x.npy").toString(), "x"),
-                "cannot write " + work.resolve("no/such/dir/x.npy"));
+                "the directory " + work.resolve("no/such/dir") + " does not exist");
         Path failed = work.resolve("failed.npy");
         assertUserError(run("embed", "--model", model.toString(), "--file", input.toString(), "--output", failed.toString()),
-                "cannot embed an empty text");
+                "is 602 tokens");
         assertTrue(Files.notExists(failed), "a failed run leaves no output file");
         assertUserError(run("fill-mask", "--model", work.resolve("nowhere").toString(), "a [MASK]"),
                 "model '" + work.resolve("nowhere") + "' not found: no directory");

@@ -68,7 +68,7 @@ class SentenceModelCommandsTest {
             assertArrayEquals(library.get(i), java.util.Arrays.copyOfRange(written, i * 384, (i + 1) * 384), "line " + i);
         }
         assertUserError(run("embed", "--model", model.toString(), "--no-truncate", "word ".repeat(300)),
-                "is 302 tokens, longer than the model's 256; shorten it or turn truncation on (--truncate)");
+                "is 302 tokens, longer than the model's 256; shorten it or turn truncation on (--truncate cuts it to fit)");
     }
 
     @Test

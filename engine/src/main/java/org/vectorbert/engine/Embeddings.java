@@ -42,6 +42,7 @@ public final class Embeddings {
 
     private Embeddings(BertModel model, BertTokenizer tokenizer, Optional<SentenceTransformersConfig> declared,
                        EmbeddingOptions asked) {
+        model.requireFits(tokenizer);
         this.model = model;
         this.tokenizer = tokenizer;
         this.declared = declared;
@@ -209,6 +210,15 @@ public final class Embeddings {
         });
     }
 
+    /**
+     * Whether {@code text} gives at least one token. A text that gives none (empty, or only spaces,
+     * control characters and the like) is embedded as sentence-transformers and Hugging Face embed it,
+     * as {@code [CLS] [SEP]} alone: every such text gets the same vector, which callers may want to know.
+     */
+    public boolean hasTokens(String text) {
+        return text.codePoints().anyMatch(Character::isLetterOrDigit) || !tokenizer.tokenize(text).isEmpty();
+    }
+
     /** Encodings in input order, and which were cut. */
     private record Encoded(List<Encoding> encodings, boolean[] truncated) {}
 
@@ -226,7 +236,7 @@ public final class Embeddings {
         for (int i = 0; i < encodings.size(); i++) {
             if (encodings.get(i).length() > maxTokens) {
                 if (!options.truncate()) {
-                    throw new TextTooLongException(texts.get(i), encodings.get(i).length(), maxTokens);
+                    throw new TextTooLongException(texts.get(i), encodings.get(i).length(), maxTokens, true);
                 }
                 encodings.set(i, pairs == null ? tokenizer.encode(inputs.get(i), cut) : tokenizer.encode(inputs.get(i), pairs.get(i), cut));
                 truncated[i] = true;

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
+import org.vectorbert.common.Excerpt;
 import org.vectorbert.loader.ModelResolver;
 import org.vectorbert.tokenizer.BertTokenizer;
 import org.vectorbert.tokenizer.Encoding;
@@ -21,6 +22,10 @@ import org.vectorbert.tokenizer.Encoding;
 public final class FillMask {
     private final BertModel model;
     private final BertTokenizer tokenizer;
+    /** The targets' ids, in the order given (empty: rank the whole vocabulary). */
+    private final int[] targetIds;
+    /** What resolving the targets had to say (a word of several pieces). */
+    private final List<String> warnings = new ArrayList<>();
     private final FillMaskOptions options;
     private final int maskId;
 
@@ -42,10 +47,12 @@ public final class FillMask {
 
     private FillMask(BertModel model, BertTokenizer tokenizer, FillMaskOptions options) {
         model.requireMlmHead();
+        model.requireFits(tokenizer);
         this.model = model;
         this.tokenizer = tokenizer;
         this.options = options;
         this.maskId = tokenizer.maskTokenId();
+        this.targetIds = targetIds(options.targets());
     }
 
     /** The default model, bert-base-uncased (made on first use), answering the top 5. */
@@ -107,12 +114,15 @@ public final class FillMask {
         for (int i = 0; i < texts.size(); i++) {
             int[] at = maskPositions(encodings.get(i).ids());
             if (at.length == 0) {
-                throw new EngineException("no " + tokenizer.config().specialTokens().mask() + " token in the text: \""
-                        + texts.get(i) + "\"");
+                throw new EngineException("no " + tokenizer.config().specialTokens().mask() + " token in the text \""
+                        + Excerpt.of(texts.get(i)) + "\"");
+            }
+            int max = Math.min(model.config().maxPositionEmbeddings(), tokenizer.config().modelMaxLength());
+            if (encodings.get(i).length() > max) {
+                throw new TextTooLongException(texts.get(i), encodings.get(i).length(), max, false);
             }
             positions.add(at);
         }
-        int[] targetIds = targetIds(options.targets());
         Batch batch = Batch.of(encodings.stream().map(Encoding::ids).toList(), encodings.stream().map(Encoding::typeIds).toList(),
                 tokenizer.padTokenId());
         int[] rows = new int[positions.stream().mapToInt(p -> p.length).sum()];
@@ -147,6 +157,16 @@ public final class FillMask {
         return predictions;
     }
 
+    /** The ids ranked: the targets' (one each, in the order given, repeats dropped), or empty for the whole vocabulary. */
+    public int[] targetIds() {
+        return targetIds.clone();
+    }
+
+    /** Warnings about the options, one sentence each (a target word of several pieces), for the caller to show. */
+    public List<String> warnings() {
+        return List.copyOf(warnings);
+    }
+
     private int[] maskPositions(int[] ids) {
         return java.util.stream.IntStream.range(0, ids.length).filter(i -> ids[i] == maskId).toArray();
     }
@@ -161,7 +181,13 @@ public final class FillMask {
             }
             List<String> pieces = tokenizer.tokenize(target);
             if (pieces.isEmpty()) {
-                throw new EngineException("target '" + target + "' gives no token");
+                throw new EngineException("target '" + Excerpt.of(target) + "' gives no token");
+            }
+            if (pieces.size() > 1) {
+                // Hugging Face's pipeline does the same, and warns.
+                String warning = "target '" + Excerpt.of(target) + "' is not one token of the vocabulary but " + pieces.size()
+                        + " (" + String.join(" ", pieces) + "): ranking its first, '" + pieces.getFirst() + "', as Hugging Face does";
+                warnings.add(warning);
             }
             ids.add(tokenizer.tokenId(pieces.getFirst()));
         }

@@ -1,14 +1,16 @@
 package org.vectorbert.engine;
 
+import org.vectorbert.common.Excerpt;
+
 /** A text longer than the model takes, when truncation was not asked for. */
 public final class TextTooLongException extends EngineException {
     private static final long serialVersionUID = 1L;
     private final int tokens;
     private final int maximum;
 
-    TextTooLongException(String text, int tokens, int maximum) {
-        super("the text \"" + excerpt(text) + "\" is " + tokens + " tokens, longer than the model's " + maximum
-                + "; shorten it or turn truncation on");
+    TextTooLongException(String text, int tokens, int maximum, boolean truncatable) {
+        super("the text \"" + Excerpt.of(text) + "\" is " + tokens + " tokens, longer than the model's " + maximum
+                + (truncatable ? "; shorten it or turn truncation on" : "; shorten it"));
         this.tokens = tokens;
         this.maximum = maximum;
     }
@@ -21,10 +23,5 @@ public final class TextTooLongException extends EngineException {
     /** How many the model takes. */
     public int maximum() {
         return maximum;
-    }
-
-    /** The first 40 characters, for a message. */
-    static String excerpt(String text) {
-        return text.length() > 40 ? text.substring(0, 40) + "..." : text;
     }
 }

@@ -78,7 +78,8 @@ class EmbeddingsTest {
     void overlongTextsAreRefusedUnlessTruncationIsAsked() {
         String tooLong = "word ".repeat(600);
         var refused = assertThrows(EngineException.class, () -> embeddings(false).embed(tooLong));
-        assertEquals("the text \"word word word word word word word word ...\" is 602 tokens, longer than the model's 512; shorten it or turn truncation on",
+        assertEquals("the text \"word word word word word word word word word word word word ... (3000 characters)\" is 602 tokens,"
+                + " longer than the model's 512; shorten it or turn truncation on",
                 refused.getMessage());
         assertEquals(768, embeddings(true).embed(tooLong).length);
     }

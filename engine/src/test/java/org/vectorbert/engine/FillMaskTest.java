@@ -65,7 +65,7 @@ class FillMaskTest {
     @Test
     void textWithoutMaskIsRefused() {
         var e = assertThrows(EngineException.class, () -> fill(5).predict("No mask here."));
-        assertEquals("no [MASK] token in the text: \"No mask here.\"", e.getMessage());
+        assertEquals("no [MASK] token in the text \"No mask here.\"", e.getMessage());
     }
 
     @Test
