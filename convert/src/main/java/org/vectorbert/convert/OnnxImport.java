@@ -212,16 +212,16 @@ public final class OnnxImport {
     // ---- naming the weights and reading the config off the graph ----
 
     /** A weight under its Hugging Face name, in Hugging Face's layout once {@code transpose} is applied. */
-    private record Weight(String name, OnnxGraph.Tensor tensor, boolean transpose) {
+    record Weight(String name, OnnxGraph.Tensor tensor, boolean transpose) {
         long[] shape() {
             long[] d = tensor.dims();
             return transpose ? new long[] {d[1], d[0]} : d;
         }
     }
 
-    private record Imported(List<Weight> weights, ObjectNode config) {}
+    record Imported(List<Weight> weights, ObjectNode config) {}
 
-    private static Imported importGraph(OnnxGraph graph, String source) {
+    static Imported importGraph(OnnxGraph graph, String source) {
         Set<String> ops = new TreeSet<>();
         graph.nodes().forEach(n -> ops.add(n.op()));
         Set<String> quantised = new TreeSet<>(ops);

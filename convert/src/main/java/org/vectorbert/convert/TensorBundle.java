@@ -53,8 +53,9 @@ final class TensorBundle {
     static TensorBundle parseIndex(byte[] index, String source) {
         try {
             return parse(ByteBuffer.wrap(index).order(ByteOrder.LITTLE_ENDIAN), source);
-        } catch (IndexOutOfBoundsException | IllegalArgumentException e) {
-            throw new LoaderException(source + ": corrupt tensor bundle index (" + e.getMessage() + ")", e);
+        } catch (IndexOutOfBoundsException | IllegalArgumentException | ArithmeticException | java.nio.BufferUnderflowException e) {
+            // A structure that points past the bytes: every read is bounds-checked, and this names it.
+            throw new LoaderException(source + ": corrupt tensor bundle index (" + e + ")", e);
         }
     }
 
@@ -93,7 +94,7 @@ final class TensorBundle {
 
     /** The key/value entries of one table block, keys reassembled from their shared prefixes. */
     private static List<byte[][]> block(ByteBuffer in, long offset, long size, String source) {
-        if (offset < 0 || size < 4 || offset + size + 5 > in.limit()) {
+        if (offset < 0 || size < 4 || offset > in.limit() || size > in.limit() || offset + size + 5 > in.limit()) {
             throw new LoaderException(source + ": block at " + offset + " (+" + size + ") lies outside the index");
         }
         if (in.get((int) (offset + size)) != 0) {
@@ -108,16 +109,19 @@ final class TensorBundle {
         List<byte[][]> entries = new ArrayList<>();
         byte[] key = new byte[0];
         while (b.position() < entriesEnd) {
-            int shared = (int) varint(b);
-            int unshared = (int) varint(b);
-            int valueLength = (int) varint(b);
-            if (shared > key.length) {
+            long shared = varint(b);
+            long unshared = varint(b);
+            long valueLength = varint(b);
+            if (shared < 0 || shared > key.length) {
                 throw new LoaderException(source + ": corrupt key prefix in block at " + offset);
             }
-            byte[] next = new byte[shared + unshared];
-            System.arraycopy(key, 0, next, 0, shared);
-            b.get(next, shared, unshared);
-            byte[] value = new byte[valueLength];
+            if (unshared < 0 || valueLength < 0 || unshared > b.remaining() || valueLength > b.remaining() - unshared) {
+                throw new LoaderException(source + ": an entry in the block at " + offset + " runs past the block");
+            }
+            byte[] next = new byte[(int) (shared + unshared)];
+            System.arraycopy(key, 0, next, 0, (int) shared);
+            b.get(next, (int) shared, (int) unshared);
+            byte[] value = new byte[(int) valueLength];
             b.get(value);
             key = next;
             entries.add(new byte[][] {key, value});
