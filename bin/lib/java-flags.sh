@@ -5,15 +5,19 @@
 #   instead of being copied there, and few pages of short-lived objects stay resident. Forward
 #   passes reuse their buffers and allocate only their output, so a young collection is rare and
 #   short. Resident after loading bert-base-uncased (whole process): 535 MB with -Xmn32m, 521 with
-#   16m, 511 with 8m; fill-mask end to end no slower.
+#   16m, 511 with 8m; fill-mask end to end no slower. It is 24 MB now, for long runs (below).
 # - The engine's methods compiled after a twentieth of the usual calls and loop iterations: the
 #   Vector API is only fast once C2 has compiled it (interpreted, each vector operation allocates),
 #   and a one-shot command spends most of its first pass waiting for that. Measured: fill-mask
 #   end to end 0.95 x the time without it; steady-state passes and long batches no slower.
-# - Long runs: a young generation of 24 MB holds a forward pass's output (a 4,096-token pass of
-#   MiniLM is 6 MB, of bert-base 13 MB), which with 8 MB went straight to the old generation as
-#   garbage; and the old generation kept at most 30% free after a collection (10% at least) instead
-#   of Serial's 40-70%. With -Xmn8m and the defaults, a 100,000-line MiniLM embed grew from 300 to
-#   450 MB resident by 40% of the run (live data after a full collection: 189 MB).
-java_flags=(--add-modules jdk.incubator.vector -XX:+UseSerialGC -Xmn24m -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30
+# - Long runs: the heap starts at 32 MB and grows with what the command holds, instead of starting
+#   at the JVM's default 1/64 of the machine's memory (384 MB here), which the old generation can
+#   never shrink below and whose pages a long run touches one by one: a 100,000-line MiniLM embed
+#   went from 300 to 450 MB resident while its live data after a full collection stayed at 182 MB.
+#   A young generation of 24 MB holds a forward pass's output (a 4,096-token pass of MiniLM is 6 MB,
+#   of bert-base 13 MB; with 8 MB it went straight to the old generation), and the old generation is
+#   kept between 10% and 30% free after a full collection (Serial's default: 40-70%). embed also
+#   collects once per window of texts (EmbedCommand), so promoted garbage never makes it grow.
+#   fill-mask on bert-base end to end: 2.6-3.2 s with -Xms32m, 2.9-3.7 s without (3 runs each, interleaved).
+java_flags=(--add-modules jdk.incubator.vector -XX:+UseSerialGC -Xms32m -Xmn24m -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30
     -XX:CompileCommand=quiet "-XX:CompileCommand=CompileThresholdScaling,org.vectorbert.engine.*::*,0.05")

@@ -137,6 +137,7 @@ final class EmbedCommand implements Callable<Integer> {
                      : NpyOutput.pooled(output, embeddings.dimension())) {
             RunProgress progress = new RunProgress(spec.commandLine().getErr(), "embed:", file != null);
             progress.cutAt(embeddings.maxTokens());
+            int windowSize = batchSize;
             TextInput.forEachBatch(texts, file, System.in, batchSize, (batch, first, read, total) -> {
                 for (int i = 0; i < batch.size(); i++) {
                     if (!embeddings.hasTokens(batch.get(i))) {
@@ -166,6 +167,14 @@ final class EmbedCommand implements Callable<Integer> {
                 }
                 out.flush();
                 progress.done(batch.size(), tokens, read, total);
+                if (batch.size() == windowSize) {
+                    // A full window's results lived long enough to be promoted, and the serial collector
+                    // grows the old generation to take promotions rather than collect it: a 100,000-line
+                    // MiniLM run grew from 310 to 445 MB resident while its live data stayed at 182 MB.
+                    // Collecting once a window (2,048 texts: tens of seconds of work; a collection of the
+                    // live data takes a fraction of a second) keeps the heap at the weights plus one window.
+                    System.gc();
+                }
             });
             if (npy != null) {
                 npy.complete();
