@@ -165,48 +165,115 @@ public final class Embeddings {
      * length into forward passes of at most {@code batchTokens} positions.
      */
     public List<Result> run(List<String> texts, List<String> pairs, Include... include) {
-        boolean tokenVectors = List.of(include).contains(Include.TOKEN_VECTORS);
-        boolean attentions = List.of(include).contains(Include.ATTENTIONS);
-        Encoded encoded = encode(texts, pairs);
-        List<Encoding> encodings = encoded.encodings();
-        Integer[] order = new Integer[encodings.size()];
+        List<Prepared> prepared = prepare(texts, pairs, TruncationSide.RIGHT);
+        Integer[] order = new Integer[prepared.size()];
         Arrays.setAll(order, i -> i);
-        Arrays.sort(order, Comparator.comparingInt(i -> encodings.get(i).length()));
-        Result[] results = new Result[encodings.size()];
+        Arrays.sort(order, Comparator.comparingInt(i -> prepared.get(i).length()));
+        Result[] results = new Result[prepared.size()];
         for (int from = 0; from < order.length; ) {
             // Sorted by length, so a batch's last text is its longest: grow it while the padded size fits the budget.
             int to = from + 1;
-            while (to < order.length && (to - from + 1) * encodings.get(order[to]).length() <= options.batchTokens()) {
+            while (to < order.length && (to - from + 1) * prepared.get(order[to]).length() <= options.batchTokens()) {
                 to++;
             }
             List<Integer> members = Arrays.asList(order).subList(from, to);
-            forward(members, encodings, encoded.truncated(), tokenVectors, attentions, results);
+            List<Result> done = forward(members.stream().map(prepared::get).toList(), include);
+            for (int b = 0; b < members.size(); b++) {
+                results[members.get(b)] = done.get(b);
+            }
             from = to;
         }
         return List.of(results);
     }
 
-    /** One forward pass over the texts at {@code members}, their results into {@code results}. */
-    private void forward(List<Integer> members, List<Encoding> encodings, boolean[] truncated, boolean tokenVectors,
-                         boolean attentions, Result[] results) {
-        Batch batch = Batch.of(members.stream().map(i -> encodings.get(i).ids()).toList(),
-                members.stream().map(i -> encodings.get(i).typeIds()).toList(), tokenizer.padTokenId());
+    /**
+     * A text tokenized and ready for {@link #forward}, carrying what its pipeline decided about it:
+     * texts prepared by differently configured pipelines over the same model (see {@link #with}) may
+     * share a forward pass, which is how a server batches many clients' requests together.
+     *
+     * @param ids           token ids, special tokens and the prompt's included
+     * @param typeIds       token type ids, one per id
+     * @param truncated     whether the text was cut to {@link #maxTokens()}
+     * @param promptTokens  leading tokens the pooling leaves out ([CLS] and the prompt's), 0 when the prompt counts
+     * @param normalize     whether its vector is scaled to unit length
+     */
+    public record Prepared(int[] ids, int[] typeIds, boolean truncated, int promptTokens, boolean normalize) {
+        /** Its length in tokens, which is what it costs in a forward pass. */
+        public int length() {
+            return ids.length;
+        }
+    }
+
+    /**
+     * Each text (or pair) tokenized as this pipeline's options say: the prompt put first, cut to
+     * {@link #maxTokens()} from {@code side} when truncation is on, else refused with a
+     * {@link TextTooLongException} naming it. Only single texts can be cut from the left.
+     */
+    public List<Prepared> prepare(List<String> texts, List<String> pairs, TruncationSide side) {
+        if (pairs != null && side == TruncationSide.LEFT) {
+            throw new EngineException("pairs of texts can only be cut from the right");
+        }
+        // sentence-transformers puts the prompt first, then lower-cases the whole input when the model says so.
+        List<String> inputs = texts.stream().map(t -> lowercase ? (options.prompt() + t).toLowerCase(Locale.ROOT) : options.prompt() + t)
+                .toList();
+        List<Encoding> encodings = tokenizer.encodeBatch(inputs, pairs, EncodeOptions.defaults().withPadding(Padding.NONE));
+        EncodeOptions cut = EncodeOptions.defaults().withTruncation(Truncation.LONGEST_FIRST).withMaxLength(maxTokens);
+        List<Prepared> prepared = new ArrayList<>(encodings.size());
+        for (int i = 0; i < encodings.size(); i++) {
+            Encoding e = encodings.get(i);
+            if (e.length() <= maxTokens) {
+                prepared.add(new Prepared(e.ids(), e.typeIds(), false, promptTokens, options.normalize()));
+            } else if (!options.truncate()) {
+                throw new TextTooLongException(texts.get(i), e.length(), maxTokens, true);
+            } else if (side == TruncationSide.LEFT) {
+                prepared.add(cutFromLeft(e));
+            } else {
+                Encoding c = pairs == null ? tokenizer.encode(inputs.get(i), cut) : tokenizer.encode(inputs.get(i), pairs.get(i), cut);
+                prepared.add(new Prepared(c.ids(), c.typeIds(), true, promptTokens, options.normalize()));
+            }
+        }
+        return prepared;
+    }
+
+    /**
+     * A single text's encoding cut to {@link #maxTokens()} by dropping tokens after [CLS] (Hugging
+     * Face's {@code truncation_side="left"}): the text's end is kept. A prompt, being first, goes first.
+     */
+    private Prepared cutFromLeft(Encoding e) {
+        int drop = e.length() - maxTokens;
+        int[] ids = new int[maxTokens];
+        ids[0] = e.ids()[0];
+        System.arraycopy(e.ids(), 1 + drop, ids, 1, maxTokens - 1);
+        return new Prepared(ids, new int[maxTokens], true, Math.max(0, promptTokens - drop), options.normalize());
+    }
+
+    /**
+     * One forward pass over {@code batch} (padded to its longest), one {@link Result} per text in the
+     * same order, with what {@code include} asks. Each text is pooled as the pipeline that prepared it
+     * says (this pipeline's pooling modes are the batch's).
+     */
+    public List<Result> forward(List<Prepared> batch, Include... include) {
+        boolean tokenVectors = List.of(include).contains(Include.TOKEN_VECTORS);
+        boolean attentions = List.of(include).contains(Include.ATTENTIONS);
+        Batch ids = Batch.of(batch.stream().map(Prepared::ids).toList(), batch.stream().map(Prepared::typeIds).toList(),
+                tokenizer.padTokenId());
         BertModel.Request request = BertModel.Request.lastHiddenState();
         request = options.pooling().contains(Pooling.POOLER) ? request.withPooled() : request;
         request = attentions ? request.withAttentions() : request;
         int hidden = model.config().hiddenSize();
-        model.forward(batch, request, out -> {
-            for (int b = 0; b < members.size(); b++) {
-                int i = members.get(b);
-                int n = batch.lengths()[b];
-                int start = b * batch.length() * hidden;
-                float[] pooled = Pool.pool(options.pooling(), out.lastHiddenState(), start, Math.min(promptTokens, n - 1), n, hidden,
+        return model.forward(ids, request, out -> {
+            List<Result> results = new ArrayList<>(batch.size());
+            for (int b = 0; b < batch.size(); b++) {
+                Prepared p = batch.get(b);
+                int n = ids.lengths()[b];
+                int start = b * ids.length() * hidden;
+                float[] pooled = Pool.pool(options.pooling(), out.lastHiddenState(), start, Math.min(p.promptTokens(), n - 1), n, hidden,
                         out.pooled(), b * hidden);
-                results[i] = new Result(encodings.get(i).ids(), options.normalize() ? Pool.l2Normalize(pooled) : pooled,
+                results.add(new Result(p.ids(), p.normalize() ? Pool.l2Normalize(pooled) : pooled,
                         tokenVectors ? Arrays.copyOfRange(out.lastHiddenState(), start, start + n * hidden) : null,
-                        attentions ? attentions(out, b) : null, truncated[i], batch.length());
+                        attentions ? attentions(out, b) : null, p.truncated(), ids.length()));
             }
-            return null;
+            return results;
         });
     }
 
@@ -217,32 +284,6 @@ public final class Embeddings {
      */
     public boolean hasTokens(String text) {
         return text.codePoints().anyMatch(Character::isLetterOrDigit) || !tokenizer.tokenize(text).isEmpty();
-    }
-
-    /** Encodings in input order, and which were cut. */
-    private record Encoded(List<Encoding> encodings, boolean[] truncated) {}
-
-    /**
-     * Each text (the prompt before it, lower-cased if the model says so) encoded; one longer than
-     * {@link #maxTokens()} is cut when truncation is on, else refused naming it.
-     */
-    private Encoded encode(List<String> texts, List<String> pairs) {
-        // sentence-transformers puts the prompt first, then lower-cases the whole input when the model says so.
-        List<String> inputs = texts.stream().map(t -> lowercase ? (options.prompt() + t).toLowerCase(Locale.ROOT) : options.prompt() + t)
-                .toList();
-        List<Encoding> encodings = new ArrayList<>(tokenizer.encodeBatch(inputs, pairs, EncodeOptions.defaults().withPadding(Padding.NONE)));
-        boolean[] truncated = new boolean[encodings.size()];
-        EncodeOptions cut = EncodeOptions.defaults().withTruncation(Truncation.LONGEST_FIRST).withMaxLength(maxTokens);
-        for (int i = 0; i < encodings.size(); i++) {
-            if (encodings.get(i).length() > maxTokens) {
-                if (!options.truncate()) {
-                    throw new TextTooLongException(texts.get(i), encodings.get(i).length(), maxTokens, true);
-                }
-                encodings.set(i, pairs == null ? tokenizer.encode(inputs.get(i), cut) : tokenizer.encode(inputs.get(i), pairs.get(i), cut));
-                truncated[i] = true;
-            }
-        }
-        return new Encoded(encodings, truncated);
     }
 
     /** Sequence b's probabilities; the batch is padded to its length, so its rows and keys are read as such. */

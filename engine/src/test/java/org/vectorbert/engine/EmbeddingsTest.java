@@ -85,6 +85,42 @@ class EmbeddingsTest {
     }
 
     @Test
+    void textsPreparedByDifferentPipelinesShareAPassAndGetWhatTheirOwnWouldGive() {
+        // How the server batches many clients together: normalised or not, cut or not, in one forward pass.
+        Embeddings plain = embeddings(Pooling.MEAN, false);
+        Embeddings unit = plain.with(plain.options().withNormalize(true));
+        Embeddings cut = plain.with(plain.options().withTruncate(true));
+        String tooLong = "word ".repeat(600);
+        List<Embeddings.Prepared> batch = new java.util.ArrayList<>();
+        batch.addAll(plain.prepare(List.of("short"), null, TruncationSide.RIGHT));
+        batch.addAll(unit.prepare(List.of("a somewhat longer text than the first one"), null, TruncationSide.RIGHT));
+        batch.addAll(cut.prepare(List.of(tooLong), null, TruncationSide.RIGHT));
+        List<Embeddings.Result> shared = plain.forward(batch);
+        assertArrayEquals(plain.embed("short"), shared.get(0).pooled());
+        assertArrayEquals(unit.embed("a somewhat longer text than the first one"), shared.get(1).pooled());
+        assertArrayEquals(cut.embed(tooLong), shared.get(2).pooled());
+        assertTrue(shared.get(2).truncated());
+        assertEquals(512, shared.get(2).batchLength());
+    }
+
+    @Test
+    void textsCutFromTheLeftKeepTheirEnd() {
+        Embeddings cut = embeddings(true);
+        String text = "first ".repeat(300) + "last ".repeat(300);
+        Embeddings.Prepared left = cut.prepare(List.of(text), null, TruncationSide.LEFT).getFirst();
+        Embeddings.Prepared right = cut.prepare(List.of(text), null, TruncationSide.RIGHT).getFirst();
+        int first = RealModel.tokenizer().tokenId("first");
+        int last = RealModel.tokenizer().tokenId("last");
+        assertEquals(512, left.length());
+        // 600 words, 510 places: the left cut keeps 210 "first" then all 300 "last", the right cut the other way round.
+        assertArrayEquals(new int[] {101, first, last, 102}, new int[] {left.ids()[0], left.ids()[1], left.ids()[510], left.ids()[511]});
+        assertEquals(210, java.util.Arrays.stream(left.ids()).filter(id -> id == first).count());
+        assertEquals(210, java.util.Arrays.stream(right.ids()).filter(id -> id == last).count());
+        assertThrows(EngineException.class, () -> cut.prepare(List.of("a"), List.of("b"), TruncationSide.LEFT));
+        assertThrows(TextTooLongException.class, () -> embeddings(false).prepare(List.of(text), null, TruncationSide.LEFT));
+    }
+
+    @Test
     void headsAreReportedAsPresentOrNot() {
         BertModel tiny = BertModel.load(ReferenceTest.resource("tiny-pre-ln"));
         assertTrue(tiny.hasPooler());
