@@ -2,6 +2,9 @@
 module org.vectorbert.cli {
     requires org.vectorbert.engine;
     requires org.vectorbert.convert;
+    requires org.vectorbert.server;
+    // sun.misc.Signal: serve exits 0 after a graceful stop on SIGTERM, which a shutdown hook cannot (the JVM exits 143).
+    requires jdk.unsupported;
     requires info.picocli;
 
     // picocli reads the command classes' annotations and sets their fields.

@@ -1,0 +1,235 @@
+package org.vectorbert.server;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.vectorbert.engine.Embeddings;
+import org.vectorbert.engine.Embeddings.Include;
+import org.vectorbert.engine.Embeddings.Prepared;
+import org.vectorbert.engine.Embeddings.Result;
+
+/**
+ * Dynamic batching: every request's texts join one queue, and one thread, the only one that runs
+ * the model, takes them out in forward passes of at most {@code maxBatchTokens} positions. A pass
+ * is built around the oldest text still waiting (so none waits forever) from the texts nearest it
+ * in length (so little of it is padding), whichever request they came from; one request's texts
+ * may ride with another's, and a large request is spread over several passes. A request whose
+ * client has gone away is dropped before its next pass.
+ *
+ * <p>Why one thread: the engine's kernels split each matrix product over all the cores its
+ * thread team has, and a forward pass started while another runs would get no helpers and run
+ * on its caller alone. Passes in a row keep the whole team on one large product at a time, which
+ * is also what makes batching pay.
+ */
+final class Batcher implements AutoCloseable {
+    private final Embeddings pipeline;
+    private final int maxBatchTokens;
+    private final ServerMetrics metrics;
+    /** Requests' texts ({@link Job}) and other model work ({@link Task}), in arrival order. */
+    private final LinkedBlockingQueue<Object> queue = new LinkedBlockingQueue<>();
+    private final Thread thread;
+    private volatile boolean closing;
+
+    /** One request's texts and what has been computed of them. Touched by the inference thread only, but for {@code done}. */
+    private static final class Job {
+        final List<Prepared> items;
+        final Result[] results;
+        final boolean tokenVectors;
+        final long queuedAt = System.nanoTime();
+        final CompletableFuture<List<Result>> done = new CompletableFuture<>();
+        int unrun;
+        boolean started;
+
+        Job(List<Prepared> items, boolean tokenVectors) {
+            this.items = items;
+            this.results = new Result[items.size()];
+            this.tokenVectors = tokenVectors;
+            this.unrun = items.size();
+        }
+    }
+
+    /** Model work that is not a batch of texts (fill-mask), run by the inference thread between passes. */
+    private record Task(Runnable work) {}
+
+    /** One text of one request. */
+    private record Slot(Job job, int index) {
+        int length() {
+            return job.items.get(index).length();
+        }
+    }
+
+    Batcher(Embeddings pipeline, int maxBatchTokens, ServerMetrics metrics) {
+        this.pipeline = pipeline;
+        this.maxBatchTokens = maxBatchTokens;
+        this.metrics = metrics;
+        this.thread = Thread.ofPlatform().name("vectorbert-inference").daemon(true).unstarted(this::loop);
+        thread.start();
+    }
+
+    /**
+     * The texts' results, in order, once their passes have run; with every token's vector when
+     * {@code tokenVectors}. Cancelling the future drops what has not run yet.
+     */
+    CompletableFuture<List<Result>> embed(List<Prepared> items, boolean tokenVectors) {
+        refuseWhenClosing();
+        Job job = new Job(items, tokenVectors);
+        metrics.queueSize.inc(items.size());
+        queue.add(job);
+        return job.done;
+    }
+
+    /** {@code work} run by the inference thread, between passes, with the whole thread team. */
+    <T> CompletableFuture<T> call(Supplier<T> work) {
+        refuseWhenClosing();
+        CompletableFuture<T> done = new CompletableFuture<>();
+        queue.add(new Task(() -> {
+            if (done.isDone()) {
+                return;
+            }
+            try {
+                done.complete(work.get());
+            } catch (RuntimeException | Error e) {
+                done.completeExceptionally(e);
+            }
+        }));
+        return done;
+    }
+
+    private void refuseWhenClosing() {
+        if (closing) {
+            throw new ApiError(503, "Unhealthy", "the server is shutting down");
+        }
+    }
+
+    private void loop() {
+        List<Job> pending = new ArrayList<>();
+        while (true) {
+            List<Object> arrived = new ArrayList<>();
+            try {
+                Object first = pending.isEmpty() ? queue.poll(100, TimeUnit.MILLISECONDS) : queue.poll();
+                if (first != null) {
+                    arrived.add(first);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            queue.drainTo(arrived);
+            for (Object o : arrived) {
+                if (o instanceof Job job) {
+                    pending.add(job);
+                } else {
+                    ((Task) o).work().run();
+                }
+            }
+            pending.removeIf(job -> {
+                if (!job.done.isDone()) {
+                    return false;
+                }
+                metrics.queueSize.dec(job.unrun);
+                metrics.dropped.inc();
+                return true;
+            });
+            if (pending.isEmpty()) {
+                if (closing && queue.isEmpty()) {
+                    return;
+                }
+                continue;
+            }
+            runOnePass(pending);
+            pending.removeIf(job -> job.done.isDone());
+        }
+    }
+
+    /** One forward pass around the oldest waiting text, its results handed to their requests. */
+    private void runOnePass(List<Job> pending) {
+        List<Slot> pass = choose(pending);
+        boolean tokenVectors = pass.stream().anyMatch(s -> s.job().tokenVectors);
+        long start = System.nanoTime();
+        for (Slot s : pass) {
+            if (!s.job().started) {
+                s.job().started = true;
+                metrics.queue.observe((start - s.job().queuedAt) / 1e9);
+            }
+        }
+        List<Result> results;
+        try {
+            List<Prepared> batch = pass.stream().map(s -> s.job().items.get(s.index())).toList();
+            results = tokenVectors ? pipeline.forward(batch, Include.TOKEN_VECTORS) : pipeline.forward(batch);
+        } catch (RuntimeException | Error e) {
+            // Nothing a client sent gets this far unchecked; a failure here is the server's (memory, a bug).
+            ApiError failure = new ApiError(424, "Backend", "the forward pass failed: " + e);
+            for (Slot s : pass) {
+                s.job().done.completeExceptionally(failure);
+            }
+            metrics.queueSize.dec(pass.size());
+            return;
+        }
+        metrics.inference.observe((System.nanoTime() - start) / 1e9);
+        metrics.batchSize.observe(pass.size());
+        metrics.batchTokens.observe((double) pass.size() * pass.getLast().length());
+        metrics.queueSize.dec(pass.size());
+        for (int i = 0; i < pass.size(); i++) {
+            Job job = pass.get(i).job();
+            Result r = results.get(i);
+            job.results[pass.get(i).index()] = tokenVectors && !job.tokenVectors
+                    ? new Result(r.ids(), r.pooled(), null, null, r.truncated(), r.batchLength()) : r;
+            if (--job.unrun == 0) {
+                job.done.complete(Arrays.asList(job.results));
+            }
+        }
+    }
+
+    /**
+     * The texts of the next pass, shortest first: the oldest request's first waiting text, and then
+     * its neighbours in length, the nearer one first, while the pass padded to its longest fits the budget.
+     */
+    private List<Slot> choose(List<Job> pending) {
+        List<Slot> waiting = new ArrayList<>();
+        Slot anchor = null;
+        for (Job job : pending) {
+            for (int i = 0; i < job.items.size(); i++) {
+                if (job.results[i] == null) {
+                    Slot s = new Slot(job, i);
+                    anchor = anchor == null ? s : anchor;
+                    waiting.add(s);
+                }
+            }
+        }
+        waiting.sort(Comparator.comparingInt(Slot::length));
+        int a = waiting.indexOf(anchor);
+        int lo = a;
+        int hi = a;
+        while (true) {
+            int count = hi - lo + 1;
+            boolean up = hi + 1 < waiting.size() && (long) (count + 1) * waiting.get(hi + 1).length() <= maxBatchTokens;
+            boolean down = lo > 0 && (long) (count + 1) * waiting.get(hi).length() <= maxBatchTokens;
+            if (!up && !down) {
+                break;
+            }
+            int length = anchor.length();
+            if (up && (!down || waiting.get(hi + 1).length() - length <= length - waiting.get(lo - 1).length())) {
+                hi++;
+            } else {
+                lo--;
+            }
+        }
+        return List.copyOf(waiting.subList(lo, hi + 1));
+    }
+
+    /** Stops taking work, finishes what is queued, and waits (up to a minute) for the inference thread to end. */
+    @Override
+    public void close() {
+        closing = true;
+        try {
+            thread.join(60_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

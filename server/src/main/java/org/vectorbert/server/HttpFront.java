@@ -1,0 +1,218 @@
+package org.vectorbert.server;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+
+/**
+ * The HTTP side: routes by path and method, the API key, the concurrency and payload limits, the
+ * not-ready state, errors as TEI's JSON (OpenAI's shape under /v1/), and metrics per route. Jetty
+ * calls {@link #handle} on a virtual thread per request, so a request waiting for its batch holds
+ * no platform thread.
+ */
+final class HttpFront extends Handler.Abstract {
+    /** What a route does with a request: a value written back as JSON, or a {@link Raw} body. */
+    interface Endpoint {
+        Object handle(JsonNode body, Consumer<Runnable> onClientGone);
+    }
+
+    /** A body written as it is. */
+    record Raw(String contentType, byte[] bytes) {}
+
+    /**
+     * @param model    whether it needs the model (answered 503 until it is loaded) and counts toward the concurrency limit
+     * @param readBody whether the request has a JSON body
+     */
+    private record Route(String method, String name, boolean model, boolean readBody, Endpoint endpoint) {}
+
+    private static final Set<String> PUBLIC = Set.of("/health");
+
+    private final ServerOptions options;
+    private final ServerMetrics metrics;
+    private final Map<String, Route> routes = new LinkedHashMap<>();
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final byte[] expectedAuthorization;
+    private volatile Routes api;
+    private volatile boolean stopping;
+
+    HttpFront(ServerOptions options, ServerMetrics metrics) {
+        this.options = options;
+        this.metrics = metrics;
+        this.expectedAuthorization = options.apiKey() == null ? null : ("Bearer " + options.apiKey()).getBytes(StandardCharsets.UTF_8);
+        route("POST", "/embed", "embed", true, true, (b, gone) -> api.embed(b, gone));
+        route("POST", "/embed_all", "embed_all", true, true, (b, gone) -> api.embedAll(b, gone));
+        route("POST", "/v1/embeddings", "openai_embeddings", true, true, (b, gone) -> api.openAiEmbeddings(b, gone));
+        route("POST", "/fill-mask", "fill_mask", true, true, (b, gone) -> api.fillMask(b));
+        route("POST", "/tokenize", "tokenize", true, true, (b, gone) -> api.tokenize(b));
+        route("POST", "/decode", "decode", true, true, (b, gone) -> api.decode(b));
+        route("GET", "/info", "info", true, false, (b, gone) -> api.info());
+        route("GET", "/health", "health", false, false, (b, gone) -> health());
+        route("GET", "/metrics", "metrics", false, false, (b, gone) -> new Raw(ServerMetrics.contentType(), metrics.scrape()));
+        route("GET", "/openapi.json", "openapi", false, false, (b, gone) -> new Raw("application/json", Docs.openApi()));
+        route("GET", "/docs", "docs", false, false, (b, gone) -> new Raw("text/html; charset=utf-8", Docs.page()));
+    }
+
+    private void route(String method, String path, String name, boolean model, boolean readBody, Endpoint endpoint) {
+        routes.put(path, new Route(method, name, model, readBody, endpoint));
+    }
+
+    /** The paths served, with their methods: what /openapi.json must describe. */
+    Map<String, String> paths() {
+        Map<String, String> out = new LinkedHashMap<>();
+        routes.forEach((path, route) -> out.put(path, route.method()));
+        return out;
+    }
+
+    void ready(Routes routes) {
+        this.api = routes;
+    }
+
+    boolean isReady() {
+        return api != null && !stopping;
+    }
+
+    void stopping() {
+        stopping = true;
+    }
+
+    private Object health() {
+        if (!isReady()) {
+            throw new ApiError(503, "Unhealthy", stopping ? "the server is shutting down" : "the model is still loading");
+        }
+        return new Raw("application/json", new byte[0]);
+    }
+
+    @Override
+    public boolean handle(Request request, Response response, Callback callback) {
+        long start = System.nanoTime();
+        String path = request.getHttpURI().getPath();
+        Route route = routes.get(path);
+        if (route == null && path.startsWith("/docs/")) {
+            byte[] asset = Docs.asset(path.substring("/docs/".length()));
+            if (asset != null) {
+                write(response, callback, 200, Docs.contentType(path), asset);
+                return true;
+            }
+        }
+        String name = route == null ? "unknown" : route.name();
+        metrics.request(name);
+        boolean counted = false;
+        try {
+            if (route == null) {
+                throw new ApiError(404, "NotFound", "no route " + path + " (the routes are described at /openapi.json and /docs)");
+            }
+            if (!route.method().equals(request.getMethod())) {
+                response.getHeaders().put(HttpHeader.ALLOW, route.method());
+                throw new ApiError(405, "Validation", path + " takes " + route.method() + ", not " + request.getMethod());
+            }
+            if (expectedAuthorization != null && !PUBLIC.contains(path) && !authorized(request)) {
+                response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, "Bearer");
+                throw new ApiError(401, "Unauthorized", "this server needs an API key: send the header 'Authorization: Bearer KEY'");
+            }
+            if (route.model()) {
+                if (!isReady()) {
+                    throw new ApiError(503, "Unhealthy", stopping ? "the server is shutting down" : "the model is still loading");
+                }
+                counted = true;
+                if (inFlight.incrementAndGet() > options.maxConcurrentRequests()) {
+                    throw new ApiError(429, "Overloaded", "Model is overloaded: more than " + options.maxConcurrentRequests()
+                            + " requests at once");
+                }
+            }
+            JsonNode body = route.readBody() ? Json.body(readBody(request)) : null;
+            // A request waiting for its batch sends nothing, which is not idleness: without this, the connection's idle
+            // timeout (and on stop, Jetty's one-second shutdown idle timeout) failed requests still in the queue.
+            request.addIdleTimeoutListener(timeout -> false);
+            Object out = route.endpoint().handle(body, gone -> request.addFailureListener(failure -> gone.run()));
+            if (out instanceof Raw raw) {
+                write(response, callback, 200, raw.contentType(), raw.bytes());
+            } else {
+                write(response, callback, 200, "application/json", Json.MAPPER.writeValueAsBytes(out));
+            }
+            metrics.answered(name, 200, null, start);
+        } catch (ApiError e) {
+            write(response, callback, e.status, "application/json", errorBody(path, e));
+            metrics.answered(name, e.status, e.type, start);
+        } catch (Embedder.ClientGone e) {
+            // Its connection failed (closed, or idle past the timeout) while it waited: its texts left the queue unrun.
+            // Jetty discards this answer if nobody is there to read it.
+            write(response, callback, 503, "application/json", errorBody(path, new ApiError(503, "Unhealthy",
+                    "the request was dropped: its connection failed while it waited")));
+            metrics.answered(name, 503, "ClientGone", start);
+        } catch (JsonProcessingException e) {
+            throw new UncheckedIOException(e);
+        } finally {
+            if (counted) {
+                inFlight.decrementAndGet();
+            }
+        }
+        return true;
+    }
+
+    private boolean authorized(Request request) {
+        String given = request.getHeaders().get(HttpHeader.AUTHORIZATION);
+        return given != null && MessageDigest.isEqual(expectedAuthorization, given.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The body, refused with 413 when it is, or says it will be, over the payload limit (a declared length is refused unread). */
+    private byte[] readBody(Request request) {
+        long limit = options.payloadLimit();
+        long declared = request.getLength();
+        if (declared > limit) {
+            throw tooLarge(declared + " bytes");
+        }
+        try (InputStream in = Request.asInputStream(request)) {
+            byte[] bytes = in.readNBytes((int) Math.min(limit + 1, Integer.MAX_VALUE - 8));
+            if (bytes.length > limit) {
+                throw tooLarge("more than " + limit + " bytes");
+            }
+            return bytes;
+        } catch (IOException e) {
+            throw ApiError.validation("the request body could not be read: " + e.getMessage());
+        }
+    }
+
+    private ApiError tooLarge(String size) {
+        return new ApiError(413, "Validation", "the request body is " + size + ", over the payload limit of " + options.payloadLimit()
+                + " bytes (--payload-limit)");
+    }
+
+    /** TEI's {@code {"error", "error_type"}}, or OpenAI's {@code {"error": {"message", "type", "param", "code"}}} under /v1/. */
+    private static byte[] errorBody(String path, ApiError e) {
+        ObjectNode body = Json.object();
+        if (path.startsWith("/v1/")) {
+            ObjectNode error = body.putObject("error");
+            error.put("message", e.getMessage());
+            error.put("type", e.status == 429 ? "rate_limit_error" : e.status == 401 ? "authentication_error"
+                    : e.status >= 500 || e.status == 424 ? "server_error" : "invalid_request_error");
+            error.putNull("param");
+            error.put("code", e.type);
+        } else {
+            body.put("error", e.getMessage());
+            body.put("error_type", e.type);
+        }
+        return body.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static void write(Response response, Callback callback, int status, String contentType, byte[] bytes) {
+        response.setStatus(status);
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
+        response.write(true, ByteBuffer.wrap(bytes), callback);
+    }
+}

@@ -1,0 +1,122 @@
+package org.vectorbert.server;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Request bodies read as JSON trees, each field checked with a message that names it (answered 422). */
+final class Json {
+    static final ObjectMapper MAPPER = new ObjectMapper();
+
+    private Json() {}
+
+    static ObjectNode object() {
+        return JsonNodeFactory.instance.objectNode();
+    }
+
+    /** The body as a JSON object. */
+    static JsonNode body(byte[] bytes) {
+        JsonNode node;
+        try {
+            node = MAPPER.readTree(bytes);
+        } catch (JsonProcessingException e) {
+            throw ApiError.validation("the request body is not valid JSON: " + e.getOriginalMessage());
+        } catch (java.io.IOException e) {
+            throw ApiError.validation("the request body could not be read: " + e.getMessage());
+        }
+        if (node == null || !node.isObject()) {
+            throw ApiError.validation("the request body must be a JSON object");
+        }
+        return node;
+    }
+
+    /**
+     * {@code field} as texts: one string, or a list of strings (at most {@code max}, none empty).
+     * An empty list is TEI's "Empty" error (400).
+     */
+    static List<String> texts(JsonNode body, String field, int max) {
+        JsonNode node = body.get(field);
+        if (node == null || node.isNull()) {
+            throw ApiError.validation("`" + field + "` is missing");
+        }
+        List<String> texts = new ArrayList<>();
+        if (node.isTextual()) {
+            texts.add(node.textValue());
+        } else if (node.isArray()) {
+            if (node.isEmpty()) {
+                throw ApiError.empty("`" + field + "` cannot be empty");
+            }
+            if (node.size() > max) {
+                throw ApiError.validation("batch size " + node.size() + " > maximum allowed batch size " + max);
+            }
+            for (int i = 0; i < node.size(); i++) {
+                if (!node.get(i).isTextual()) {
+                    throw ApiError.validation("`" + field + "[" + i + "]` must be a string, was " + kind(node.get(i))
+                            + (node.get(i).isArray() || node.get(i).isNumber() ? " (token ids are not accepted; send the text)" : ""));
+                }
+                texts.add(node.get(i).textValue());
+            }
+        } else {
+            throw ApiError.validation("`" + field + "` must be a string or a list of strings, was " + kind(node));
+        }
+        for (int i = 0; i < texts.size(); i++) {
+            if (texts.get(i).isEmpty()) {
+                throw ApiError.validation(texts.size() == 1 ? "`" + field + "` is an empty string: there is nothing to embed"
+                        : "`" + field + "[" + i + "]` is an empty string: there is nothing to embed");
+            }
+        }
+        return texts;
+    }
+
+    /** An optional boolean field: null when absent or null. */
+    static Boolean bool(JsonNode body, String field) {
+        JsonNode node = body.get(field);
+        if (node == null || node.isNull()) {
+            return null;
+        }
+        if (!node.isBoolean()) {
+            throw ApiError.validation("`" + field + "` must be true or false, was " + kind(node));
+        }
+        return node.booleanValue();
+    }
+
+    /** An optional string field: null when absent or null. */
+    static String string(JsonNode body, String field) {
+        JsonNode node = body.get(field);
+        if (node == null || node.isNull()) {
+            return null;
+        }
+        if (!node.isTextual()) {
+            throw ApiError.validation("`" + field + "` must be a string, was " + kind(node));
+        }
+        return node.textValue();
+    }
+
+    /** An optional whole-number field: null when absent or null. */
+    static Integer integer(JsonNode body, String field) {
+        JsonNode node = body.get(field);
+        if (node == null || node.isNull()) {
+            return null;
+        }
+        if (!node.canConvertToInt() || !node.isIntegralNumber()) {
+            throw ApiError.validation("`" + field + "` must be a whole number, was " + kind(node));
+        }
+        return node.intValue();
+    }
+
+    private static String kind(JsonNode node) {
+        return switch (node.getNodeType()) {
+            case ARRAY -> "a list";
+            case OBJECT -> "an object";
+            case STRING -> "a string";
+            case NUMBER -> "the number " + node;
+            case BOOLEAN -> node.toString();
+            case NULL -> "null";
+            default -> node.getNodeType().toString().toLowerCase(java.util.Locale.ROOT);
+        };
+    }
+}

@@ -1,0 +1,269 @@
+package org.vectorbert.server;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.vectorbert.engine.Embeddings;
+import org.vectorbert.engine.Embeddings.Result;
+import org.vectorbert.engine.EngineException;
+import org.vectorbert.engine.FillMask;
+import org.vectorbert.engine.FillMaskOptions;
+import org.vectorbert.engine.TruncationSide;
+import org.vectorbert.tokenizer.BertTokenizer;
+import org.vectorbert.tokenizer.Encoding;
+import org.vectorbert.tokenizer.EncodeOptions;
+
+/**
+ * What each model route does with its JSON body: TEI's /embed, /embed_all, /tokenize, /decode and
+ * /info, OpenAI's /v1/embeddings, and /fill-mask in the shape of Hugging Face's inference API.
+ * Each returns what is written back as JSON, or throws an {@link ApiError}.
+ */
+final class Routes {
+    private final Models models;
+    private final ServerOptions options;
+    private final Embedder embedder;
+    private final Batcher batcher;
+
+    Routes(Models models, ServerOptions options, Embedder embedder, Batcher batcher) {
+        this.models = models;
+        this.options = options;
+        this.embedder = embedder;
+        this.batcher = batcher;
+    }
+
+    /** TEI's POST /embed: {@code [[f32]]}, one pooled vector per input, normalised unless asked not to. */
+    Object embed(JsonNode body, Consumer<Runnable> onClientGone) {
+        List<String> texts = Json.texts(body, "inputs", options.maxClientBatchSize());
+        Boolean normalize = Json.bool(body, "normalize");
+        refuseOtherDimensions(Json.integer(body, "dimensions"));
+        Embeddings pipeline = embedder.variant(Json.bool(body, "truncate"), normalize == null || normalize, Json.string(body, "prompt_name"));
+        Embedder.Embedded done = embedder.embed(pipeline, texts, side(body), false, onClientGone);
+        return done.results().stream().map(Result::pooled).toList();
+    }
+
+    /** TEI's POST /embed_all: {@code [[[f32]]]}, every token's vector (special tokens included) per input. */
+    Object embedAll(JsonNode body, Consumer<Runnable> onClientGone) {
+        List<String> texts = Json.texts(body, "inputs", options.maxClientBatchSize());
+        Embeddings pipeline = embedder.variant(Json.bool(body, "truncate"), false, Json.string(body, "prompt_name"));
+        Embedder.Embedded done = embedder.embed(pipeline, texts, side(body), true, onClientGone);
+        int hidden = models.embeddings().model().config().hiddenSize();
+        List<List<float[]>> out = new ArrayList<>();
+        for (Result r : done.results()) {
+            List<float[]> tokens = new ArrayList<>();
+            for (int t = 0; t < r.ids().length; t++) {
+                tokens.add(java.util.Arrays.copyOfRange(r.tokenVectors(), t * hidden, (t + 1) * hidden));
+            }
+            out.add(tokens);
+        }
+        return out;
+    }
+
+    /**
+     * OpenAI's POST /v1/embeddings: unit-length vectors as floats or base64 (little-endian float32),
+     * with the tokens counted in {@code usage}.
+     */
+    Object openAiEmbeddings(JsonNode body, Consumer<Runnable> onClientGone) {
+        List<String> texts = Json.texts(body, "input", options.maxClientBatchSize());
+        String format = Json.string(body, "encoding_format");
+        if (format != null && !format.equals("float") && !format.equals("base64")) {
+            throw ApiError.validation("`encoding_format` must be \"float\" or \"base64\", was \"" + format + "\"");
+        }
+        refuseOtherDimensions(Json.integer(body, "dimensions"));
+        Json.string(body, "model");
+        Json.string(body, "user");
+        Embedder.Embedded done = embedder.embed(embedder.variant(null, true, null), texts, TruncationSide.RIGHT, false, onClientGone);
+        ArrayNode data = Json.MAPPER.createArrayNode();
+        for (int i = 0; i < done.results().size(); i++) {
+            float[] v = done.results().get(i).pooled();
+            ObjectNode item = data.addObject().put("object", "embedding").put("index", i);
+            if ("base64".equals(format)) {
+                ByteBuffer bytes = ByteBuffer.allocate(v.length * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+                bytes.asFloatBuffer().put(v);
+                item.put("embedding", Base64.getEncoder().encodeToString(bytes.array()));
+            } else {
+                ArrayNode values = item.putArray("embedding");
+                for (float x : v) {
+                    values.add(x);
+                }
+            }
+        }
+        ObjectNode out = Json.object().put("object", "list");
+        out.set("data", data);
+        out.put("model", models.id());
+        out.putObject("usage").put("prompt_tokens", done.tokens()).put("total_tokens", done.tokens());
+        return out;
+    }
+
+    private void refuseOtherDimensions(Integer dimensions) {
+        int dimension = models.embeddings().dimension();
+        if (dimensions != null && dimensions != dimension) {
+            throw ApiError.validation("`dimensions` " + dimensions + " is not this model's: its vectors have " + dimension
+                    + " dimensions, and they are not cut shorter");
+        }
+    }
+
+    private static TruncationSide side(JsonNode body) {
+        String side = Json.string(body, "truncation_direction");
+        if (side == null || side.equalsIgnoreCase("right")) {
+            return TruncationSide.RIGHT;
+        }
+        if (side.equalsIgnoreCase("left")) {
+            return TruncationSide.LEFT;
+        }
+        throw ApiError.validation("`truncation_direction` must be \"Left\" or \"Right\", was \"" + side + "\"");
+    }
+
+    /** TEI's POST /tokenize: per input, its tokens as {@code {id, text, special, start, stop}} (offsets in characters). */
+    Object tokenize(JsonNode body) {
+        List<String> texts = Json.texts(body, "inputs", options.maxClientBatchSize());
+        Boolean special = Json.bool(body, "add_special_tokens");
+        String promptName = Json.string(body, "prompt_name");
+        String prompt = promptName == null ? models.embeddings().options().prompt()
+                : embedder.variant(null, false, promptName).options().prompt();
+        BertTokenizer tokenizer = models.embeddings().tokenizer();
+        EncodeOptions encode = EncodeOptions.defaults().withAddSpecialTokens(special == null || special);
+        List<List<Map<String, Object>>> out = new ArrayList<>();
+        for (String text : texts) {
+            String input = prompt + text;
+            Encoding e = tokenizer.encode(input, encode);
+            int[][] offsets = e.codePointOffsets(input, null);
+            List<Map<String, Object>> tokens = new ArrayList<>();
+            for (int t = 0; t < e.length(); t++) {
+                boolean isSpecial = e.sequenceIds()[t] < 0;
+                Map<String, Object> token = new LinkedHashMap<>();
+                token.put("id", e.ids()[t]);
+                token.put("text", isSpecial ? e.tokens().get(t) : input.substring(e.starts()[t], e.ends()[t]));
+                token.put("special", isSpecial);
+                token.put("start", isSpecial ? null : offsets[t][0]);
+                token.put("stop", isSpecial ? null : offsets[t][1]);
+                tokens.add(token);
+            }
+            out.add(tokens);
+        }
+        return out;
+    }
+
+    /** TEI's POST /decode: ids (one list, or a list of lists) back to text, special tokens skipped unless asked. */
+    Object decode(JsonNode body) {
+        JsonNode ids = body.get("ids");
+        if (ids == null || !ids.isArray()) {
+            throw ApiError.validation("`ids` must be a list of token ids, or a list of such lists");
+        }
+        Boolean skip = Json.bool(body, "skip_special_tokens");
+        boolean nested = !ids.isEmpty() && ids.get(0).isArray();
+        List<JsonNode> sequences = new ArrayList<>();
+        if (nested) {
+            ids.forEach(sequences::add);
+        } else {
+            sequences.add(ids);
+        }
+        if (sequences.size() > options.maxClientBatchSize()) {
+            throw ApiError.validation("batch size " + sequences.size() + " > maximum allowed batch size " + options.maxClientBatchSize());
+        }
+        BertTokenizer tokenizer = models.embeddings().tokenizer();
+        int vocab = tokenizer.vocabulary().size();
+        List<String> out = new ArrayList<>();
+        for (JsonNode sequence : sequences) {
+            if (!sequence.isArray()) {
+                throw ApiError.validation("`ids` mixes lists and numbers");
+            }
+            int[] values = new int[sequence.size()];
+            for (int i = 0; i < values.length; i++) {
+                JsonNode id = sequence.get(i);
+                if (!id.canConvertToInt() || !id.isIntegralNumber() || id.intValue() < 0 || id.intValue() >= vocab) {
+                    throw ApiError.validation("`ids` holds " + id + ", not a token id (0 to " + (vocab - 1) + ")");
+                }
+                values[i] = id.intValue();
+            }
+            out.add(tokenizer.decode(values, skip == null || skip));
+        }
+        return out;
+    }
+
+    /** TEI's GET /info, with this server's limits and the model's vector size and pooling. */
+    Object info() {
+        Embeddings e = models.embeddings();
+        ObjectNode out = Json.object();
+        out.put("model_id", models.id());
+        out.putNull("model_sha");
+        out.put("model_dtype", e.model().precision() == org.vectorbert.engine.Precision.F32 ? "float32" : "bfloat16");
+        out.putObject("model_type").putObject("embedding").put("pooling",
+                String.join("+", e.options().pooling().stream().map(p -> p.name().toLowerCase(Locale.ROOT)).toList()));
+        out.put("dimension", e.dimension());
+        out.put("fill_mask", models.fillMask().isPresent());
+        out.put("max_concurrent_requests", options.maxConcurrentRequests());
+        out.put("max_input_length", e.maxTokens());
+        out.put("max_batch_tokens", options.maxBatchTokens());
+        out.putNull("max_batch_requests");
+        out.put("max_client_batch_size", options.maxClientBatchSize());
+        out.put("auto_truncate", options.autoTruncate());
+        out.put("tokenization_workers", Runtime.getRuntime().availableProcessors());
+        out.put("version", EmbeddingServer.VERSION);
+        out.putNull("sha");
+        out.putNull("docker_label");
+        return out;
+    }
+
+    /**
+     * POST /fill-mask, as Hugging Face's inference API: for one text with one mask, its candidates;
+     * with several masks, a list of candidates per mask; for a list of texts, one such answer each.
+     */
+    Object fillMask(JsonNode body) {
+        FillMask base = models.fillMask().orElseThrow(() -> ApiError.validation(
+                "this model has no masked-language-model head (its checkpoint holds no cls.predictions weights), so it cannot fill masks"));
+        JsonNode inputs = body.get("inputs");
+        List<String> texts = Json.texts(body, "inputs", options.maxClientBatchSize());
+        FillMaskOptions asked = base.options();
+        JsonNode parameters = body.get("parameters");
+        if (parameters != null && !parameters.isNull()) {
+            if (!parameters.isObject()) {
+                throw ApiError.validation("`parameters` must be an object");
+            }
+            Integer topK = Json.integer(parameters, "top_k");
+            if (topK != null) {
+                if (topK <= 0) {
+                    throw ApiError.validation("`parameters.top_k` must be positive, was " + topK);
+                }
+                asked = asked.withTopK(Math.min(topK, base.model().config().vocabSize()));
+            }
+            JsonNode targets = parameters.get("targets");
+            if (targets != null && !targets.isNull()) {
+                asked = asked.withTargets(targets.isTextual() ? List.of(targets.textValue()) : Json.texts(parameters, "targets", Integer.MAX_VALUE));
+            }
+        }
+        FillMask pipeline;
+        try {
+            pipeline = base.with(asked);
+        } catch (EngineException e) {
+            throw ApiError.validation(e.getMessage());
+        }
+        List<FillMask.Prediction> predictions = Embedder.await(batcher.call(() -> pipeline.predict(texts)));
+        List<Object> answers = new ArrayList<>();
+        for (FillMask.Prediction p : predictions) {
+            List<List<Map<String, Object>>> masks = new ArrayList<>();
+            for (List<FillMask.Candidate> candidates : p.masks()) {
+                List<Map<String, Object>> list = new ArrayList<>();
+                for (FillMask.Candidate c : candidates) {
+                    Map<String, Object> m = new LinkedHashMap<>();
+                    m.put("sequence", c.sequence());
+                    m.put("score", c.score());
+                    m.put("token", c.token());
+                    m.put("token_str", c.tokenStr());
+                    list.add(m);
+                }
+                masks.add(list);
+            }
+            answers.add(masks.size() == 1 ? masks.getFirst() : masks);
+        }
+        return inputs.isTextual() ? answers.getFirst() : answers;
+    }
+}

@@ -1,0 +1,313 @@
+package org.vectorbert.server;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.vectorbert.convert.testing.RealModels;
+import org.vectorbert.engine.EmbeddingOptions;
+import org.vectorbert.engine.Embeddings;
+import org.vectorbert.engine.FillMask;
+
+/**
+ * The server on loopback with the real bert-base-uncased, spoken to over HTTP as clients would:
+ * every answer is checked against the library's own for the same texts.
+ */
+class ServerTest {
+    static final ObjectMapper JSON = new ObjectMapper();
+    static final HttpClient HTTP = HttpClient.newHttpClient();
+    static Embeddings embeddings;
+    static EmbeddingServer server;
+
+    @BeforeAll
+    static void start() {
+        embeddings = Embeddings.load(RealModels.bertBaseUncased().toString());
+        server = EmbeddingServer.start(ServerOptions.defaults().withPort(0));
+        server.ready(Models.of("bert-base-uncased", embeddings));
+    }
+
+    @AfterAll
+    static void stop() {
+        server.stop();
+    }
+
+    static HttpResponse<String> post(EmbeddingServer s, String path, String body) throws IOException, InterruptedException {
+        return HTTP.send(HttpRequest.newBuilder(s.uri().resolve(path)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    static HttpResponse<String> get(EmbeddingServer s, String path) throws IOException, InterruptedException {
+        return HTTP.send(HttpRequest.newBuilder(s.uri().resolve(path)).GET().build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    static float[] floats(JsonNode array) {
+        float[] v = new float[array.size()];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = array.get(i).floatValue();
+        }
+        return v;
+    }
+
+    static JsonNode json(HttpResponse<String> r) throws IOException {
+        return JSON.readTree(r.body());
+    }
+
+    static void assertError(HttpResponse<String> r, int status, String type, String message) throws IOException {
+        assertEquals(status, r.statusCode(), r.body());
+        assertEquals(type, json(r).get("error_type").asText(), r.body());
+        assertTrue(json(r).get("error").asText().contains(message), r.body());
+    }
+
+    @Test
+    void embedGivesTheLibrarysVectorsBitForBit() throws Exception {
+        List<String> texts = List.of("short", "A somewhat longer sentence than the first one.", "middle length text");
+        HttpResponse<String> r = post(server, "embed", JSON.writeValueAsString(java.util.Map.of("inputs", texts)));
+        assertEquals(200, r.statusCode(), r.body());
+        List<float[]> expected = embeddings.with(embeddings.options().withNormalize(true)).embed(texts);
+        for (int i = 0; i < texts.size(); i++) {
+            assertArrayEquals(expected.get(i), floats(json(r).get(i)), texts.get(i));
+        }
+        HttpResponse<String> raw = post(server, "embed", "{\"inputs\": \"short\", \"normalize\": false}");
+        assertArrayEquals(embeddings.embed("short"), floats(json(raw).get(0)));
+    }
+
+    @Test
+    void embedAllGivesEveryTokensVector() throws Exception {
+        HttpResponse<String> r = post(server, "embed_all", "{\"inputs\": [\"hello world\"]}");
+        assertEquals(200, r.statusCode(), r.body());
+        float[] tokens = embeddings.run(List.of("hello world"), null, Embeddings.Include.TOKEN_VECTORS).getFirst().tokenVectors();
+        JsonNode first = json(r).get(0);
+        assertEquals(4, first.size());
+        for (int t = 0; t < 4; t++) {
+            assertArrayEquals(java.util.Arrays.copyOfRange(tokens, t * 768, (t + 1) * 768), floats(first.get(t)));
+        }
+    }
+
+    @Test
+    void requestsFromManyClientsShareForwardPassesAndEachGetsItsOwnVector() throws Exception {
+        double passesBefore = metric("te_batch_size_count");
+        // One long text first keeps the inference thread busy while the others queue behind it.
+        CompletableFuture<HttpResponse<String>> longOne = CompletableFuture.supplyAsync(() -> call("{\"inputs\": \"" + "word ".repeat(500) + "\"}"));
+        Thread.sleep(100);
+        List<CompletableFuture<HttpResponse<String>>> calls = new ArrayList<>();
+        List<String> texts = new ArrayList<>();
+        for (int i = 0; i < 16; i++) {
+            String text = "client number " + i + " says" + " hello".repeat(i % 5);
+            texts.add(text);
+            calls.add(CompletableFuture.supplyAsync(() -> call("{\"inputs\": \"" + text + "\", \"normalize\": false}")));
+        }
+        assertEquals(200, longOne.get().statusCode());
+        for (int i = 0; i < 16; i++) {
+            HttpResponse<String> r = calls.get(i).get();
+            assertEquals(200, r.statusCode(), r.body());
+            assertArrayEquals(embeddings.embed(texts.get(i)), floats(json(r).get(0)), texts.get(i));
+        }
+        double passes = metric("te_batch_size_count") - passesBefore;
+        assertTrue(passes < 17, "17 requests took " + passes + " passes");
+    }
+
+    private static HttpResponse<String> call(String body) {
+        try {
+            return post(server, "embed", body);
+        } catch (IOException | InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static double metric(String name) throws Exception {
+        for (String line : get(server, "metrics").body().split("\n")) {
+            if (line.startsWith(name + " ")) {
+                return Double.parseDouble(line.substring(name.length() + 1));
+            }
+        }
+        return 0;
+    }
+
+    @Test
+    void tokenizeDecodeAndInfoHaveTeisShapes() throws Exception {
+        JsonNode tokens = json(post(server, "tokenize", "{\"inputs\": \"héllo world\"}"));
+        assertEquals("[[{\"id\":101,\"text\":\"[CLS]\",\"special\":true,\"start\":null,\"stop\":null},"
+                + "{\"id\":7592,\"text\":\"héllo\",\"special\":false,\"start\":0,\"stop\":5},"
+                + "{\"id\":2088,\"text\":\"world\",\"special\":false,\"start\":6,\"stop\":11},"
+                + "{\"id\":102,\"text\":\"[SEP]\",\"special\":true,\"start\":null,\"stop\":null}]]", tokens.toString());
+        assertEquals("[\"hello world\"]", post(server, "decode", "{\"ids\": [101, 7592, 2088, 102]}").body());
+        assertEquals("[\"[CLS] hello\",\"world\"]",
+                post(server, "decode", "{\"ids\": [[101, 7592], [2088]], \"skip_special_tokens\": false}").body());
+        JsonNode info = json(get(server, "info"));
+        assertEquals("bert-base-uncased", info.get("model_id").asText());
+        assertEquals(512, info.get("max_input_length").asInt());
+        assertEquals(16384, info.get("max_batch_tokens").asInt());
+        assertEquals(32, info.get("max_client_batch_size").asInt());
+        assertEquals(512, info.get("max_concurrent_requests").asInt());
+        assertEquals("cls", info.get("model_type").get("embedding").get("pooling").asText());
+        assertEquals(200, get(server, "health").statusCode());
+    }
+
+    @Test
+    void fillMaskAnswersAsHuggingFacesInferenceApi() throws Exception {
+        JsonNode one = json(post(server, "fill-mask", "{\"inputs\": \"Paris is the [MASK] of France.\", \"parameters\": {\"top_k\": 3}}"));
+        FillMask.Prediction expected = FillMask.of(embeddings.model(), embeddings.tokenizer(),
+                org.vectorbert.engine.FillMaskOptions.defaults().withTopK(3)).predict("Paris is the [MASK] of France.");
+        assertEquals(3, one.size());
+        for (int i = 0; i < 3; i++) {
+            FillMask.Candidate c = expected.candidates().get(i);
+            assertEquals(c.tokenStr(), one.get(i).get("token_str").asText());
+            assertEquals(c.token(), one.get(i).get("token").asInt());
+            assertEquals(c.score(), one.get(i).get("score").floatValue());
+            assertEquals(c.sequence(), one.get(i).get("sequence").asText());
+        }
+        JsonNode targeted = json(post(server, "fill-mask",
+                "{\"inputs\": [\"The man worked as a [MASK].\"], \"parameters\": {\"targets\": [\"nurse\", \"doctor\"]}}"));
+        assertEquals(1, targeted.size());
+        assertEquals(2, targeted.get(0).size());
+        JsonNode twoMasks = json(post(server, "fill-mask", "{\"inputs\": \"[MASK] is the [MASK] of France.\"}"));
+        assertEquals(2, twoMasks.size());
+        assertEquals(5, twoMasks.get(1).size());
+        assertError(post(server, "fill-mask", "{\"inputs\": \"no mask here\"}"), 422, "Validation", "no [MASK] token");
+    }
+
+    @Test
+    void openAiEmbeddingsAsFloatsAndBase64() throws Exception {
+        List<float[]> expected = embeddings.with(embeddings.options().withNormalize(true)).embed(List.of("one", "two words"));
+        JsonNode floats = json(post(server, "v1/embeddings", "{\"input\": [\"one\", \"two words\"], \"model\": \"anything\"}"));
+        assertEquals("list", floats.get("object").asText());
+        assertEquals("bert-base-uncased", floats.get("model").asText());
+        assertEquals(7, floats.get("usage").get("prompt_tokens").asInt());
+        assertEquals(1, floats.get("data").get(1).get("index").asInt());
+        assertArrayEquals(expected.get(1), floats(floats.get("data").get(1).get("embedding")));
+        JsonNode base64 = json(post(server, "v1/embeddings", "{\"input\": \"one\", \"encoding_format\": \"base64\"}"));
+        ByteBuffer bytes = ByteBuffer.wrap(Base64.getDecoder().decode(base64.get("data").get(0).get("embedding").asText()))
+                .order(ByteOrder.LITTLE_ENDIAN);
+        float[] decoded = new float[768];
+        bytes.asFloatBuffer().get(decoded);
+        assertArrayEquals(expected.get(0), decoded);
+        HttpResponse<String> wrongSize = post(server, "v1/embeddings", "{\"input\": \"one\", \"dimensions\": 256}");
+        assertEquals(422, wrongSize.statusCode());
+        assertTrue(json(wrongSize).get("error").get("message").asText().contains("768 dimensions"), wrongSize.body());
+    }
+
+    @Test
+    void badRequestsGetTeisErrors() throws Exception {
+        assertError(post(server, "embed", "{\"inputs\": []}"), 400, "Empty", "`inputs` cannot be empty");
+        String many = JSON.writeValueAsString(java.util.Map.of("inputs", java.util.Collections.nCopies(33, "x")));
+        assertError(post(server, "embed", many), 422, "Validation", "batch size 33 > maximum allowed batch size 32");
+        assertError(post(server, "embed", "{\"inputs\": [\"a\", \"\"]}"), 422, "Validation", "`inputs[1]` is an empty string");
+        String tooLong = "{\"inputs\": [\"ok\", \"" + "word ".repeat(600) + "\"]}";
+        assertError(post(server, "embed", tooLong), 422, "Validation", "input 1 is 602 tokens, longer than the model's 512");
+        String cut = "{\"inputs\": \"" + "word ".repeat(600) + "\", \"truncate\": true, \"truncation_direction\": \"Left\"}";
+        assertEquals(200, post(server, "embed", cut).statusCode());
+        assertError(post(server, "embed", "{\"inputs\": \"a\", \"truncation_direction\": \"up\"}"), 422, "Validation", "`truncation_direction`");
+        assertError(post(server, "embed", "{\"inputs\": \"a\", \"prompt_name\": \"query\"}"), 422, "Validation", "no prompt named 'query'");
+        assertError(post(server, "embed", "{\"inputs\": [1, 2]}"), 422, "Validation", "token ids are not accepted");
+        assertError(post(server, "embed", "{\"inputs\": "), 422, "Validation", "not valid JSON");
+        assertError(post(server, "embed", "[1]"), 422, "Validation", "must be a JSON object");
+        assertError(post(server, "decode", "{\"ids\": [999999]}"), 422, "Validation", "not a token id");
+        assertError(get(server, "embed"), 405, "Validation", "/embed takes POST");
+        assertError(get(server, "nowhere"), 404, "NotFound", "no route /nowhere");
+    }
+
+    @Test
+    void bodiesOverThePayloadLimitAreRefusedWith413() throws Exception {
+        try (EmbeddingServer small = EmbeddingServer.start(ServerOptions.defaults().withPort(0).withPayloadLimit(1000))) {
+            small.ready(Models.of("bert-base-uncased", embeddings));
+            String big = "{\"inputs\": \"" + "a".repeat(2000) + "\"}";
+            assertError(post(small, "embed", big), 413, "Validation", "over the payload limit of 1000 bytes");
+            // Without a length up front (chunked), the body is read up to the limit and no further.
+            HttpResponse<String> chunked = HTTP.send(HttpRequest.newBuilder(small.uri().resolve("embed"))
+                    .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new java.io.ByteArrayInputStream(big.getBytes()))).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertError(chunked, 413, "Validation", "more than 1000 bytes");
+            // A declared length over the limit is answered before the body is sent.
+            try (java.net.Socket socket = new java.net.Socket("127.0.0.1", small.port())) {
+                socket.getOutputStream().write(("POST /embed HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 50000000\r\n\r\n")
+                        .getBytes());
+                socket.getOutputStream().flush();
+                socket.setSoTimeout(10_000);
+                String head = new String(socket.getInputStream().readNBytes(12));
+                assertEquals("HTTP/1.1 413", head);
+            }
+        }
+    }
+
+    @Test
+    void theModelsRoutesAnswer503UntilItIsLoaded() throws Exception {
+        try (EmbeddingServer loading = EmbeddingServer.start(ServerOptions.defaults().withPort(0))) {
+            assertError(get(loading, "health"), 503, "Unhealthy", "still loading");
+            assertError(post(loading, "embed", "{\"inputs\": \"a\"}"), 503, "Unhealthy", "still loading");
+            assertEquals(200, get(loading, "metrics").statusCode());
+            loading.ready(Models.of("bert-base-uncased", embeddings));
+            assertEquals(200, get(loading, "health").statusCode());
+            assertEquals(200, post(loading, "embed", "{\"inputs\": \"a\"}").statusCode());
+        }
+    }
+
+    @Test
+    void anApiKeyGuardsEveryRouteButHealth() throws Exception {
+        try (EmbeddingServer guarded = EmbeddingServer.start(ServerOptions.defaults().withPort(0).withApiKey("s3cret"))) {
+            guarded.ready(Models.of("bert-base-uncased", embeddings));
+            assertEquals(200, get(guarded, "health").statusCode());
+            assertError(post(guarded, "embed", "{\"inputs\": \"a\"}"), 401, "Unauthorized", "Authorization: Bearer");
+            assertEquals(401, get(guarded, "metrics").statusCode());
+            HttpResponse<String> wrong = HTTP.send(HttpRequest.newBuilder(guarded.uri().resolve("info")).header("Authorization", "Bearer nope")
+                    .GET().build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(401, wrong.statusCode());
+            HttpResponse<String> right = HTTP.send(HttpRequest.newBuilder(guarded.uri().resolve("embed")).header("Authorization", "Bearer s3cret")
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"inputs\": \"a\"}")).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, right.statusCode());
+        }
+    }
+
+    @Test
+    void requestsOverTheConcurrencyLimitGet429AtOnce() throws Exception {
+        try (EmbeddingServer one = EmbeddingServer.start(ServerOptions.defaults().withPort(0).withMaxConcurrentRequests(1))) {
+            one.ready(Models.of("bert-base-uncased", embeddings));
+            String slow = JSON.writeValueAsString(java.util.Map.of("inputs", java.util.Collections.nCopies(4, "word ".repeat(500))));
+            CompletableFuture<HttpResponse<String>> busy = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return post(one, "embed", slow);
+                } catch (IOException | InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            Thread.sleep(300);
+            long start = System.nanoTime();
+            HttpResponse<String> refused = post(one, "embed", "{\"inputs\": \"a\"}");
+            long millis = (System.nanoTime() - start) / 1_000_000;
+            assertError(refused, 429, "Overloaded", "more than 1 requests at once");
+            assertTrue(!busy.isDone(), "the slow request should still be running (it took under 300 ms)");
+            assertTrue(millis < 2000, "429 came after " + millis + " ms");
+            assertEquals(200, busy.get().statusCode());
+        }
+    }
+
+    @Test
+    void theOpenApiDescriptionCoversEveryRouteAndDocsServeSwaggerUi() throws Exception {
+        JsonNode spec = json(get(server, "openapi.json"));
+        HttpFront front = new HttpFront(ServerOptions.defaults(), new ServerMetrics());
+        front.paths().forEach((path, method) -> assertTrue(spec.get("paths").has(path) && spec.get("paths").get(path)
+                .has(method.toLowerCase(java.util.Locale.ROOT)), path + " " + method + " is not in openapi.json"));
+        assertEquals(front.paths().size(), spec.get("paths").size());
+        HttpResponse<String> docs = get(server, "docs");
+        assertTrue(docs.body().contains("SwaggerUIBundle") && docs.headers().firstValue("Content-Type").orElse("").startsWith("text/html"));
+        assertEquals(200, get(server, "docs/swagger-ui-bundle.js").statusCode());
+        assertEquals(200, get(server, "docs/swagger-ui.css").statusCode());
+        assertTrue(get(server, "docs/..%2Fopenapi.json").statusCode() >= 400);
+        assertEquals(404, get(server, "docs/nothing.js").statusCode());
+    }
+}
