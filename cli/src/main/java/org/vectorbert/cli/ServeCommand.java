@@ -108,10 +108,10 @@ final class ServeCommand implements Callable<Integer> {
             embedding = embedding.withPooling(modes.toArray(Pooling[]::new));
         }
         CountDownLatch stop = new CountDownLatch(1);
-        for (String signal : List.of("TERM", "INT")) {
-            Signal.handle(new Signal(signal), s -> stop.countDown());
-        }
         try (EmbeddingServer server = EmbeddingServer.start(options)) {
+            for (String signal : List.of("TERM", "INT")) {
+                Signal.handle(new Signal(signal), s -> stop.countDown());
+            }
             if (options.apiKey() == null) {
                 err.println(host == null ? "serve: no API key, so listening on loopback only (--host ADDRESS to listen elsewhere)"
                         : "serve: no API key: anyone who can reach " + host + ":" + server.port() + " can use it (--api-key KEY)");

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.vectorbert.engine.Embeddings;
 import org.vectorbert.engine.Embeddings.Include;
@@ -42,11 +43,14 @@ final class Batcher implements AutoCloseable {
         final boolean tokenVectors;
         final long queuedAt = System.nanoTime();
         final CompletableFuture<List<Result>> done = new CompletableFuture<>();
+        /** Whether its client is still there; asked before each pass. */
+        final BooleanSupplier connected;
         int unrun;
         boolean started;
 
-        Job(List<Prepared> items, boolean tokenVectors) {
+        Job(List<Prepared> items, boolean tokenVectors, BooleanSupplier connected) {
             this.items = items;
+            this.connected = connected;
             this.results = new Result[items.size()];
             this.tokenVectors = tokenVectors;
             this.unrun = items.size();
@@ -73,11 +77,12 @@ final class Batcher implements AutoCloseable {
 
     /**
      * The texts' results, in order, once their passes have run; with every token's vector when
-     * {@code tokenVectors}. Cancelling the future drops what has not run yet.
+     * {@code tokenVectors}. The request is dropped (its future cancelled) when {@code connected}
+     * says its client has gone before its next pass; cancelling the future drops it too.
      */
-    CompletableFuture<List<Result>> embed(List<Prepared> items, boolean tokenVectors) {
+    CompletableFuture<List<Result>> embed(List<Prepared> items, boolean tokenVectors, BooleanSupplier connected) {
         refuseWhenClosing();
-        Job job = new Job(items, tokenVectors);
+        Job job = new Job(items, tokenVectors, connected);
         metrics.queueSize.inc(items.size());
         queue.add(job);
         return job.done;
@@ -128,7 +133,7 @@ final class Batcher implements AutoCloseable {
                 }
             }
             pending.removeIf(job -> {
-                if (!job.done.isDone()) {
+                if (!job.done.isDone() && !(!job.connected.getAsBoolean() && job.done.cancel(false))) {
                     return false;
                 }
                 metrics.queueSize.dec(job.unrun);

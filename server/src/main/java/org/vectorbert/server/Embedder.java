@@ -63,11 +63,9 @@ final class Embedder {
 
     /**
      * The texts tokenized by {@code pipeline} (each refused naming its index when too long), run in
-     * the batcher's passes, and waited for; {@code onClientGone} is where the caller registers the
-     * cancellation of the wait when its client disconnects.
+     * the batcher's passes, and waited for, unless the client goes away first.
      */
-    Embedded embed(Embeddings pipeline, List<String> texts, TruncationSide side, boolean tokenVectors,
-                   java.util.function.Consumer<Runnable> onClientGone) {
+    Embedded embed(Embeddings pipeline, List<String> texts, TruncationSide side, boolean tokenVectors, Client client) {
         long start = System.nanoTime();
         List<Prepared> prepared = new ArrayList<>(texts.size());
         int tokens = 0;
@@ -84,8 +82,8 @@ final class Embedder {
             }
         }
         metrics.tokenization.observe((System.nanoTime() - start) / 1e9);
-        CompletableFuture<List<Result>> done = batcher.embed(prepared, tokenVectors);
-        onClientGone.accept(() -> done.cancel(false));
+        CompletableFuture<List<Result>> done = batcher.embed(prepared, tokenVectors, client::connected);
+        client.onFailure(() -> done.cancel(false));
         return new Embedded(await(done), tokens);
     }
 

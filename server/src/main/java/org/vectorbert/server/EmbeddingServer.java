@@ -56,12 +56,22 @@ public final class EmbeddingServer implements AutoCloseable {
         EmbeddingServer s = new EmbeddingServer(options);
         try {
             s.server.start();
+            return s;
         } catch (java.io.IOException e) {
+            s.stopQuietly();
             throw new ServerException("cannot listen on " + options.host() + ":" + options.port() + ": " + e.getMessage(), e);
         } catch (Exception e) {
+            s.stopQuietly();
             throw new ServerException("the HTTP server did not start: " + e, e);
         }
-        return s;
+    }
+
+    private void stopQuietly() {
+        try {
+            server.stop();
+        } catch (Exception e) {
+            // Starting failed already; that failure is the one to report.
+        }
     }
 
     /** Starts serving {@code models}: the batcher's inference thread starts and every route answers. */

@@ -13,7 +13,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Consumer;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
@@ -29,7 +28,7 @@ import org.eclipse.jetty.util.Callback;
 final class HttpFront extends Handler.Abstract {
     /** What a route does with a request: a value written back as JSON, or a {@link Raw} body. */
     interface Endpoint {
-        Object handle(JsonNode body, Consumer<Runnable> onClientGone);
+        Object handle(JsonNode body, Client client);
     }
 
     /** A body written as it is. */
@@ -139,7 +138,11 @@ final class HttpFront extends Handler.Abstract {
             // A request waiting for its batch sends nothing, which is not idleness: without this, the connection's idle
             // timeout (and on stop, Jetty's one-second shutdown idle timeout) failed requests still in the queue.
             request.addIdleTimeoutListener(timeout -> false);
-            Object out = route.endpoint().handle(body, gone -> request.addFailureListener(failure -> gone.run()));
+            Client client = new Client(request);
+            Object out = route.endpoint().handle(body, client);
+            if (client.mustClose()) {
+                response.getHeaders().put(HttpHeader.CONNECTION, "close");
+            }
             if (out instanceof Raw raw) {
                 write(response, callback, 200, raw.contentType(), raw.bytes());
             } else {

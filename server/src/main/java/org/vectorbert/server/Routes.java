@@ -11,7 +11,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.function.Consumer;
 import org.vectorbert.engine.Embeddings;
 import org.vectorbert.engine.Embeddings.Result;
 import org.vectorbert.engine.EngineException;
@@ -41,20 +40,20 @@ final class Routes {
     }
 
     /** TEI's POST /embed: {@code [[f32]]}, one pooled vector per input, normalised unless asked not to. */
-    Object embed(JsonNode body, Consumer<Runnable> onClientGone) {
+    Object embed(JsonNode body, Client client) {
         List<String> texts = Json.texts(body, "inputs", options.maxClientBatchSize());
         Boolean normalize = Json.bool(body, "normalize");
         refuseOtherDimensions(Json.integer(body, "dimensions"));
         Embeddings pipeline = embedder.variant(Json.bool(body, "truncate"), normalize == null || normalize, Json.string(body, "prompt_name"));
-        Embedder.Embedded done = embedder.embed(pipeline, texts, side(body), false, onClientGone);
+        Embedder.Embedded done = embedder.embed(pipeline, texts, side(body), false, client);
         return done.results().stream().map(Result::pooled).toList();
     }
 
     /** TEI's POST /embed_all: {@code [[[f32]]]}, every token's vector (special tokens included) per input. */
-    Object embedAll(JsonNode body, Consumer<Runnable> onClientGone) {
+    Object embedAll(JsonNode body, Client client) {
         List<String> texts = Json.texts(body, "inputs", options.maxClientBatchSize());
         Embeddings pipeline = embedder.variant(Json.bool(body, "truncate"), false, Json.string(body, "prompt_name"));
-        Embedder.Embedded done = embedder.embed(pipeline, texts, side(body), true, onClientGone);
+        Embedder.Embedded done = embedder.embed(pipeline, texts, side(body), true, client);
         int hidden = models.embeddings().model().config().hiddenSize();
         List<List<float[]>> out = new ArrayList<>();
         for (Result r : done.results()) {
@@ -71,7 +70,7 @@ final class Routes {
      * OpenAI's POST /v1/embeddings: unit-length vectors as floats or base64 (little-endian float32),
      * with the tokens counted in {@code usage}.
      */
-    Object openAiEmbeddings(JsonNode body, Consumer<Runnable> onClientGone) {
+    Object openAiEmbeddings(JsonNode body, Client client) {
         List<String> texts = Json.texts(body, "input", options.maxClientBatchSize());
         String format = Json.string(body, "encoding_format");
         if (format != null && !format.equals("float") && !format.equals("base64")) {
@@ -80,7 +79,7 @@ final class Routes {
         refuseOtherDimensions(Json.integer(body, "dimensions"));
         Json.string(body, "model");
         Json.string(body, "user");
-        Embedder.Embedded done = embedder.embed(embedder.variant(null, true, null), texts, TruncationSide.RIGHT, false, onClientGone);
+        Embedder.Embedded done = embedder.embed(embedder.variant(null, true, null), texts, TruncationSide.RIGHT, false, client);
         ArrayNode data = Json.MAPPER.createArrayNode();
         for (int i = 0; i < done.results().size(); i++) {
             float[] v = done.results().get(i).pooled();

@@ -1,0 +1,75 @@
+package org.vectorbert.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.vectorbert.cli.TokenizeCommandTest.assertUserError;
+import static org.vectorbert.cli.TokenizeCommandTest.run;
+
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** vectorbert serve as a process: ready line, SIGTERM under load, and options it refuses. */
+class ServeCommandTest {
+    private static final Pattern READY = Pattern.compile("ready on (http://127\\.0\\.0\\.1:\\d+/)");
+
+    @Test
+    void sigtermUnderLoadFinishesRequestsInFlightAndExitsZero(@TempDir Path dir) throws Exception {
+        Process p = CliProcess.start(dir, List.of("serve", "--port", "0", "--model", TestModels.bertBaseUncased().toString()));
+        URI base = null;
+        long deadline = System.nanoTime() + 120_000_000_000L;
+        while (base == null && p.isAlive() && System.nanoTime() < deadline) {
+            Matcher m = READY.matcher(CliProcess.stderr(dir));
+            if (m.find()) {
+                base = URI.create(m.group(1));
+            } else {
+                Thread.sleep(100);
+            }
+        }
+        assertTrue(base != null, "no ready line: " + CliProcess.stderr(dir));
+        assertTrue(CliProcess.stderr(dir).contains("no API key, so listening on loopback only"), CliProcess.stderr(dir));
+        HttpClient http = HttpClient.newHttpClient();
+        String body = "{\"inputs\": [" + String.join(",", Collections.nCopies(3, "\"" + "word ".repeat(300) + "\"")) + "]}";
+        List<CompletableFuture<HttpResponse<String>>> load = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            load.add(http.sendAsync(HttpRequest.newBuilder(base.resolve("embed")).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                    HttpResponse.BodyHandlers.ofString()));
+        }
+        Thread.sleep(500);
+        CliProcess.signal(p, "TERM");
+        assertEquals(0, CliProcess.waitFor(p), CliProcess.stderr(dir));
+        for (CompletableFuture<HttpResponse<String>> r : load) {
+            assertEquals(200, r.get().statusCode(), r.get().body());
+        }
+        String err = CliProcess.stderr(dir);
+        assertTrue(err.contains("serve: stopping: no new connections") && err.contains("serve: stopped"), err);
+        URI gone = base;
+        assertThrows(java.io.IOException.class, () -> http.send(HttpRequest.newBuilder(gone.resolve("health")).build(),
+                HttpResponse.BodyHandlers.ofString()));
+    }
+
+    @Test
+    void optionsItCannotServeWithAreRefusedInOneLine() throws Exception {
+        assertUserError(run("serve", "--port", "70000"), "--port must be 0 to 65535, was 70000");
+        assertUserError(run("serve", "--max-client-batch-size", "0"), "--max-client-batch-size must be positive, was 0");
+        assertUserError(run("serve", "--pooling", "median"), "unknown --pooling 'median'");
+        assertUserError(run("serve", "--port", "0", "--max-batch-tokens", "100", "--model", TestModels.bertBaseUncased().toString()),
+                "--max-batch-tokens 100 is less than the model's longest input (512 tokens)");
+        try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            assertUserError(run("serve", "--port", Integer.toString(taken.getLocalPort())),
+                    "cannot listen on 127.0.0.1:" + taken.getLocalPort());
+        }
+    }
+}

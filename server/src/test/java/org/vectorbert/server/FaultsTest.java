@@ -1,0 +1,154 @@
+package org.vectorbert.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.vectorbert.server.ServerTest.HTTP;
+import static org.vectorbert.server.ServerTest.JSON;
+import static org.vectorbert.server.ServerTest.post;
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.vectorbert.convert.testing.RealModels;
+import org.vectorbert.engine.Embeddings;
+
+/** Clients that misbehave: each is answered as it should be (or dropped), and the server keeps serving the others. */
+class FaultsTest {
+    static EmbeddingServer server;
+
+    @BeforeAll
+    static void start() {
+        server = EmbeddingServer.start(ServerOptions.defaults().withPort(0));
+        server.ready(Models.of("bert-base-uncased", Embeddings.load(RealModels.bertBaseUncased().toString())));
+    }
+
+    @AfterAll
+    static void stop() {
+        server.stop();
+    }
+
+    static double metric(String name) throws Exception {
+        for (String line : HTTP.send(HttpRequest.newBuilder(server.uri().resolve("metrics")).build(), HttpResponse.BodyHandlers.ofString())
+                .body().split("\n")) {
+            if (line.startsWith(name + " ")) {
+                return Double.parseDouble(line.substring(name.length() + 1));
+            }
+        }
+        return 0;
+    }
+
+    private static void stillServes() throws Exception {
+        assertEquals(200, post(server, "embed", "{\"inputs\": \"still here\"}").statusCode());
+    }
+
+    @Test
+    void aClientThatHangsUpWhileQueuedIsDroppedFromTheQueue() throws Exception {
+        double dropped = metric("te_request_dropped_total");
+        String slow = JSON.writeValueAsString(Map.of("inputs", Collections.nCopies(4, "word ".repeat(500))));
+        CompletableFuture<HttpResponse<String>> busy = CompletableFuture.supplyAsync(() -> call(slow));
+        Thread.sleep(300);
+        byte[] body = slow.getBytes(StandardCharsets.UTF_8);
+        try (Socket socket = new Socket("127.0.0.1", server.port())) {
+            OutputStream out = socket.getOutputStream();
+            out.write(("POST /embed HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: " + body.length + "\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            out.write(body);
+            out.flush();
+            Thread.sleep(300);
+        }
+        assertEquals(200, busy.get().statusCode());
+        stillServes();
+        assertEquals(dropped + 1, metric("te_request_dropped_total"));
+    }
+
+    private static HttpResponse<String> call(String body) {
+        try {
+            return post(server, "embed", body);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Test
+    void aClientSendingItsHeadersAByteAtATimeHoldsNobodyUp() throws Exception {
+        String body = "{\"inputs\": \"ok\"}";
+        byte[] request = ("POST /embed HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: " + body.length()
+                + "\r\n\r\n" + body).getBytes(StandardCharsets.US_ASCII);
+        try (Socket socket = new Socket("127.0.0.1", server.port())) {
+            OutputStream out = socket.getOutputStream();
+            for (int i = 0; i < request.length; i++) {
+                out.write(request[i]);
+                out.flush();
+                if (i % 10 == 0) {
+                    long start = System.nanoTime();
+                    stillServes();
+                    assertTrue(System.nanoTime() - start < 5_000_000_000L, "others waited for the slow client");
+                }
+                Thread.sleep(20);
+            }
+            socket.setSoTimeout(30_000);
+            String answer = new String(socket.getInputStream().readNBytes(12), StandardCharsets.US_ASCII);
+            assertEquals("HTTP/1.1 200", answer);
+        }
+    }
+
+    @Test
+    void aHundredMegabyteBodyIsRefusedWithoutBeingRead() throws Exception {
+        try (Socket socket = new Socket("127.0.0.1", server.port())) {
+            socket.setSoTimeout(30_000);
+            OutputStream out = socket.getOutputStream();
+            out.write("POST /embed HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000000\r\n\r\n"
+                    .getBytes(StandardCharsets.US_ASCII));
+            out.write(new byte[1 << 20]);
+            out.flush();
+            InputStream in = socket.getInputStream();
+            assertEquals("HTTP/1.1 413", new String(in.readNBytes(12), StandardCharsets.US_ASCII));
+        }
+        // And streamed without a length: read up to the limit, then refused.
+        HttpResponse<String> chunked = HTTP.send(HttpRequest.newBuilder(server.uri().resolve("embed"))
+                .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new InputStream() {
+                    long left = 100_000_000L;
+
+                    @Override
+                    public int read() {
+                        return left-- > 0 ? 'a' : -1;
+                    }
+
+                    @Override
+                    public int read(byte[] b, int off, int len) {
+                        if (left <= 0) {
+                            return -1;
+                        }
+                        int n = (int) Math.min(len, left);
+                        java.util.Arrays.fill(b, off, off + n, (byte) 'a');
+                        left -= n;
+                        return n;
+                    }
+                })).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(413, chunked.statusCode(), chunked.body());
+        stillServes();
+    }
+
+    @Test
+    void malformedJsonInvalidUtf8AndHugeBatchesGet422() throws Exception {
+        assertEquals(422, post(server, "embed", "{\"inputs\": [\"a\",").statusCode());
+        byte[] invalid = "{\"inputs\": \"caf\u00e9\"}".getBytes(StandardCharsets.ISO_8859_1);
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(server.uri().resolve("embed")).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(invalid)).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(422, r.statusCode(), r.body());
+        assertTrue(r.body().contains("UTF-8"), r.body());
+        HttpResponse<String> huge = post(server, "embed", JSON.writeValueAsString(Map.of("inputs", Collections.nCopies(10_000, "text"))));
+        assertEquals(422, huge.statusCode());
+        assertTrue(huge.body().contains("batch size 10000 > maximum allowed batch size 32"), huge.body());
+        stillServes();
+    }
+}
