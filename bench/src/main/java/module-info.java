@@ -2,6 +2,7 @@
 module org.vectorbert.bench {
     requires transitive org.vectorbert.engine;
     requires jdk.management;
+    requires com.fasterxml.jackson.databind;
     requires jdk.incubator.vector;
 
     exports org.vectorbert.bench;

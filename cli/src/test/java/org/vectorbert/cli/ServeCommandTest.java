@@ -28,6 +28,14 @@ class ServeCommandTest {
     @Test
     void sigtermUnderLoadFinishesRequestsInFlightAndExitsZero(@TempDir Path dir) throws Exception {
         Process p = CliProcess.start(dir, List.of("serve", "--port", "0", "--model", TestModels.bertBaseUncased().toString()));
+        try {
+            sigtermUnderLoad(p, dir);
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
+    private static void sigtermUnderLoad(Process p, Path dir) throws Exception {
         URI base = null;
         long deadline = System.nanoTime() + 120_000_000_000L;
         while (base == null && p.isAlive() && System.nanoTime() < deadline) {

@@ -16,11 +16,11 @@ import org.vectorbert.engine.Embeddings.Result;
 
 /**
  * Dynamic batching: every request's texts join one queue, and one thread, the only one that runs
- * the model, takes them out in forward passes of at most {@code maxBatchTokens} positions. A pass
- * is built around the oldest text still waiting (so none waits forever) from the texts nearest it
- * in length (so little of it is padding), whichever request they came from; one request's texts
- * may ride with another's, and a large request is spread over several passes. A request whose
- * client has gone away is dropped before its next pass.
+ * the model, takes them out in rounds of at most {@code maxBatchTokens} positions. A round is built
+ * around the oldest text still waiting (so none waits forever) from the texts nearest it in length,
+ * whichever request they came from, and run as forward passes of texts of nearly equal length (so
+ * little of the work is padding); one request's texts may ride with another's, and a large request
+ * is spread over several rounds. A request whose client has gone away is dropped before the next round.
  *
  * <p>Why one thread: the engine's kernels split each matrix product over all the cores its
  * thread team has, and a forward pass started while another runs would get no helpers and run
@@ -28,6 +28,15 @@ import org.vectorbert.engine.Embeddings.Result;
  * is also what makes batching pay.
  */
 final class Batcher implements AutoCloseable {
+    /**
+     * Positions one forward pass holds at most: a round of texts is run as passes of this size, each
+     * over texts of nearly the same length. Measured on all-MiniLM-L6-v2 over 2,000 texts of 8 to 32
+     * tokens: passes of 256 to 1,024 positions sorted by length ran 200-210 texts/s, as fast as one
+     * of 16,384; passes of 32 texts as they came (36% of the positions padding) ran 130. bert-base's
+     * encoder is within 3% per token from 128 rows to 1,024.
+     */
+    static final int PASS_TOKENS = 512;
+
     private final Embeddings pipeline;
     private final int maxBatchTokens;
     private final ServerMetrics metrics;
@@ -146,14 +155,22 @@ final class Batcher implements AutoCloseable {
                 }
                 continue;
             }
-            runOnePass(pending);
+            List<Slot> round = choose(pending);
+            for (int from = 0; from < round.size(); ) {
+                // Sorted by length: each pass takes the next texts while, padded to its longest, they fit PASS_TOKENS.
+                int to = from + 1;
+                while (to < round.size() && (long) (to - from + 1) * round.get(to).length() <= PASS_TOKENS) {
+                    to++;
+                }
+                runPass(round.subList(from, to));
+                from = to;
+            }
             pending.removeIf(job -> job.done.isDone());
         }
     }
 
-    /** One forward pass around the oldest waiting text, its results handed to their requests. */
-    private void runOnePass(List<Job> pending) {
-        List<Slot> pass = choose(pending);
+    /** One forward pass over {@code pass}, its results handed to their requests. */
+    private void runPass(List<Slot> pass) {
         boolean tokenVectors = pass.stream().anyMatch(s -> s.job().tokenVectors);
         long start = System.nanoTime();
         for (Slot s : pass) {
@@ -191,8 +208,9 @@ final class Batcher implements AutoCloseable {
     }
 
     /**
-     * The texts of the next pass, shortest first: the oldest request's first waiting text, and then
-     * its neighbours in length, the nearer one first, while the pass padded to its longest fits the budget.
+     * The texts of the next round, shortest first: the oldest request's first waiting text, and then
+     * its neighbours in length, the nearer one first, while the round padded to its longest fits the
+     * budget ({@code --max-batch-tokens}).
      */
     private List<Slot> choose(List<Job> pending) {
         List<Slot> waiting = new ArrayList<>();

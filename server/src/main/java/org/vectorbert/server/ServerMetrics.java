@@ -15,7 +15,8 @@ import java.io.UncheckedIOException;
  * queued and in inference. Each server has its own registry.
  */
 final class ServerMetrics {
-    private static final double[] SECONDS = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30};
+    private static final double[] SECONDS = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 4, 5, 7.5, 10,
+        15, 20, 30, 60};
 
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private final Counter requests = Counter.builder().name("te_request").help("Requests received, by route")
@@ -25,7 +26,7 @@ final class ServerMetrics {
     private final Counter failures = Counter.builder().name("te_request_failure")
             .help("Requests answered with an error, by route and TEI error type").labelNames("method", "err").register(registry);
     private final Histogram requestDuration = Histogram.builder().name("te_request_duration_seconds")
-            .help("Time from a request's arrival to its answer, by route").labelNames("method").classicOnly()
+            .help("Time from a successful request's arrival to its answer, by route").labelNames("method").classicOnly()
             .classicUpperBounds(SECONDS).register(registry);
     final Histogram tokenization = Histogram.builder().name("te_request_tokenization_duration_seconds")
             .help("Time spent tokenizing a request's texts").classicOnly().classicUpperBounds(SECONDS).register(registry);
@@ -49,10 +50,11 @@ final class ServerMetrics {
     void answered(String route, int status, String errorType, long startNanos) {
         if (status < 400) {
             successes.labelValues(route).inc();
+            // Successes only: a 429 answered in a millisecond says nothing of how long admitted requests take.
+            requestDuration.labelValues(route).observe((System.nanoTime() - startNanos) / 1e9);
         } else {
             failures.labelValues(route, errorType).inc();
         }
-        requestDuration.labelValues(route).observe((System.nanoTime() - startNanos) / 1e9);
     }
 
     /** Everything, in Prometheus' text format (version 0.0.4). */
