@@ -26,6 +26,8 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
 public final class EmbeddingServer implements AutoCloseable {
     /** The version /info reports. */
     public static final String VERSION = "0.1.0";
+    /** How long {@link #ready} runs forward passes before serving (see {@link Warmup}). */
+    static final long WARMUP_MILLIS = 3000;
 
     private final ServerOptions options;
     private final ServerMetrics metrics = new ServerMetrics();
@@ -74,13 +76,18 @@ public final class EmbeddingServer implements AutoCloseable {
         }
     }
 
-    /** Starts serving {@code models}: the batcher's inference thread starts and every route answers. */
+    /**
+     * Starts serving {@code models}: a few seconds of forward passes first (so the JIT has compiled the
+     * kernels before traffic competes with it), then the batcher's inference thread starts and every
+     * route answers.
+     */
     public void ready(Models models) {
         int longest = models.embeddings().maxTokens();
         if (options.maxBatchTokens() < longest) {
             throw new ServerException("--max-batch-tokens " + options.maxBatchTokens() + " is less than the model's longest input ("
                     + longest + " tokens): such a text could never be run");
         }
+        Warmup.run(models.embeddings(), WARMUP_MILLIS);
         Batcher b = new Batcher(models.embeddings(), options.maxBatchTokens(), metrics);
         this.batcher = b;
         front.ready(new Routes(models, options, new Embedder(models.embeddings(), b, metrics, options.autoTruncate()), b));
