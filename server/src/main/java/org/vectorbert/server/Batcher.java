@@ -33,9 +33,10 @@ final class Batcher implements AutoCloseable {
      * over texts of nearly the same length. Measured on all-MiniLM-L6-v2 over 2,000 texts of 8 to 32
      * tokens: passes of 256 to 1,024 positions sorted by length ran 200-210 texts/s, as fast as one
      * of 16,384; passes of 32 texts as they came (36% of the positions padding) ran 130. bert-base's
-     * encoder is within 3% per token from 128 rows to 1,024.
+     * encoder is within 3% per token from 128 rows to 1,024. Under 64 connections (bench/serve), 256
+     * left 9% of the positions padding and ran 0.83-1.05x the library; 512 left 17% and ran 0.79-0.98x.
      */
-    static final int PASS_TOKENS = 512;
+    static final int PASS_TOKENS = 256;
 
     private final Embeddings pipeline;
     private final int maxBatchTokens;

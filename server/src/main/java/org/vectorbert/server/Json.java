@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
+import java.util.function.Predicate;
 
 /** Request bodies read as JSON trees, each field checked with a message that names it (answered 422). */
 final class Json {
@@ -74,38 +76,29 @@ final class Json {
 
     /** An optional boolean field: null when absent or null. */
     static Boolean bool(JsonNode body, String field) {
-        JsonNode node = body.get(field);
-        if (node == null || node.isNull()) {
-            return null;
-        }
-        if (!node.isBoolean()) {
-            throw ApiError.validation("`" + field + "` must be true or false, was " + kind(node));
-        }
-        return node.booleanValue();
+        return optional(body, field, JsonNode::isBoolean, JsonNode::booleanValue, "true or false");
     }
 
     /** An optional string field: null when absent or null. */
     static String string(JsonNode body, String field) {
-        JsonNode node = body.get(field);
-        if (node == null || node.isNull()) {
-            return null;
-        }
-        if (!node.isTextual()) {
-            throw ApiError.validation("`" + field + "` must be a string, was " + kind(node));
-        }
-        return node.textValue();
+        return optional(body, field, JsonNode::isTextual, JsonNode::textValue, "a string");
     }
 
     /** An optional whole-number field: null when absent or null. */
     static Integer integer(JsonNode body, String field) {
+        return optional(body, field, n -> n.isIntegralNumber() && n.canConvertToInt(), JsonNode::intValue, "a whole number");
+    }
+
+    /** {@code field}'s value when it {@code is} what is expected, null when absent or null, else refused naming what it is. */
+    private static <T> T optional(JsonNode body, String field, Predicate<JsonNode> is, Function<JsonNode, T> value, String expected) {
         JsonNode node = body.get(field);
         if (node == null || node.isNull()) {
             return null;
         }
-        if (!node.canConvertToInt() || !node.isIntegralNumber()) {
-            throw ApiError.validation("`" + field + "` must be a whole number, was " + kind(node));
+        if (!is.test(node)) {
+            throw ApiError.validation("`" + field + "` must be " + expected + ", was " + kind(node));
         }
-        return node.intValue();
+        return value.apply(node);
     }
 
     private static String kind(JsonNode node) {
