@@ -23,16 +23,15 @@ final class Warmup {
 
     /** Runs the shapes until {@code millis} have passed (at least twice each), on the calling thread. */
     static void run(Embeddings embeddings, long millis) {
+        Embeddings cutting = embeddings.with(embeddings.options().withTruncate(true));
         long deadline = System.nanoTime() + millis * 1_000_000;
         for (int round = 0; round < 2 || System.nanoTime() < deadline; round++) {
             for (int[] shape : SHAPES) {
                 List<String> texts = new ArrayList<>();
                 for (int i = 0; i < shape[0]; i++) {
-                    texts.add("warm up the kernels " + i + " ".repeat(1) + "word ".repeat(shape[1] + i % 3));
+                    texts.add("warm up the kernels " + i + " " + "word ".repeat(shape[1] + i % 3));
                 }
-                List<Embeddings.Prepared> prepared = embeddings.with(embeddings.options().withTruncate(true))
-                        .prepare(texts, null, TruncationSide.RIGHT);
-                embeddings.forward(prepared);
+                embeddings.forward(cutting.prepare(texts, null, TruncationSide.RIGHT));
             }
         }
     }
