@@ -49,11 +49,13 @@ final class ServeCommand implements Callable<Integer> {
     int port;
 
     @Option(names = "--pooling", paramLabel = "MODE", split = ",",
-            description = "How token vectors become one vector, several joined by commas (default: what the model declares, else cls).")
+            description = "How token vectors become one vector: cls, mean, max, mean_sqrt_len, lasttoken or pooler, several "
+                    + "joined by commas (default: what the model declares, else cls).")
     List<String> pooling;
 
     @Option(names = "--max-batch-tokens", paramLabel = "N", defaultValue = "16384",
-            description = "Positions (padding included) one forward pass may hold (default: ${DEFAULT-VALUE}).")
+            description = "Positions (padding included) one round of batched requests may hold; a round runs as forward passes "
+                    + "of up to 256 positions grouped by length (default: ${DEFAULT-VALUE}).")
     int maxBatchTokens;
 
     @Option(names = "--max-client-batch-size", paramLabel = "N", defaultValue = "32",
