@@ -116,6 +116,9 @@ public final class EmbeddingServer implements AutoCloseable {
         front.stopping();
         try {
             server.stop();
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new ServerException("requests still in flight after the shutdown timeout (" + options.shutdownTimeout().toSeconds()
+                    + " s) were cut off", e);
         } catch (Exception e) {
             throw new ServerException("the HTTP server did not stop cleanly: " + e, e);
         } finally {
