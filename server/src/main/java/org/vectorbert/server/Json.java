@@ -52,9 +52,7 @@ final class Json {
             if (node.isEmpty()) {
                 throw ApiError.empty("`" + field + "` cannot be empty");
             }
-            if (node.size() > max) {
-                throw ApiError.validation("batch size " + node.size() + " > maximum allowed batch size " + max);
-            }
+            requireBatchSize(node.size(), max);
             for (int i = 0; i < node.size(); i++) {
                 if (!node.get(i).isTextual()) {
                     throw ApiError.validation("`" + field + "[" + i + "]` must be a string, was " + kind(node.get(i))
@@ -72,6 +70,13 @@ final class Json {
             }
         }
         return texts;
+    }
+
+    /** Refuses a request of more than {@code max} texts (or id lists), in TEI's words. */
+    static void requireBatchSize(int size, int max) {
+        if (size > max) {
+            throw ApiError.validation("batch size " + size + " > maximum allowed batch size " + max);
+        }
     }
 
     /** An optional boolean field: null when absent or null. */

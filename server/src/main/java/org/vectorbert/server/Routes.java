@@ -165,9 +165,7 @@ final class Routes {
         } else {
             sequences.add(ids);
         }
-        if (sequences.size() > options.maxClientBatchSize()) {
-            throw ApiError.validation("batch size " + sequences.size() + " > maximum allowed batch size " + options.maxClientBatchSize());
-        }
+        Json.requireBatchSize(sequences.size(), options.maxClientBatchSize());
         BertTokenizer tokenizer = models.embeddings().tokenizer();
         int vocab = tokenizer.vocabulary().size();
         List<String> out = new ArrayList<>();

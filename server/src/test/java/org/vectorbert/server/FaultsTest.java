@@ -37,13 +37,7 @@ class FaultsTest {
     }
 
     static double metric(String name) throws Exception {
-        for (String line : HTTP.send(HttpRequest.newBuilder(server.uri().resolve("metrics")).build(), HttpResponse.BodyHandlers.ofString())
-                .body().split("\n")) {
-            if (line.startsWith(name + " ")) {
-                return Double.parseDouble(line.substring(name.length() + 1));
-            }
-        }
-        return 0;
+        return ServerTest.metric(server, name);
     }
 
     private static void stillServes() throws Exception {

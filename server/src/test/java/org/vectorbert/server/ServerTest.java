@@ -131,7 +131,12 @@ class ServerTest {
     }
 
     static double metric(String name) throws Exception {
-        for (String line : get(server, "metrics").body().split("\n")) {
+        return metric(server, name);
+    }
+
+    /** A metric's value as {@code s}'s /metrics gives it, 0 when it has none yet. */
+    static double metric(EmbeddingServer s, String name) throws Exception {
+        for (String line : get(s, "metrics").body().split("\n")) {
             if (line.startsWith(name + " ")) {
                 return Double.parseDouble(line.substring(name.length() + 1));
             }
