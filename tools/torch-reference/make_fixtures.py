@@ -11,6 +11,8 @@ model.safetensors with numpy.
 Writes into engine/src/test/resources/reference/:
     bert-base-uncased.json               the inputs (token ids, type ids) of each case
     bert-base-uncased.safetensors        caseN.last_hidden_state [n, len, 768], caseN.pooler_output [n, 768]
+    bert-base-uncased-neuron.safetensors bertviz's seed pair "time flies like an arrow" / "fruit flies like a banana":
+                                          layerL.query, layerL.key [heads, len, 64], layerL.attention [heads, len, len]
     tiny-pre-ln/, tiny-post-ln-gelu-new/ random-weight models (config.json, model.safetensors) and
                                           expected.safetensors for a padded batch
 """
@@ -84,8 +86,9 @@ def activation(name):
     raise ValueError(name)
 
 
-def forward(w, config, ids, types, mask, pooler=True):
-    """BertModel forward: returns last_hidden_state [n, len, hidden] and pooler_output [n, hidden] (or None)."""
+def forward(w, config, ids, types, mask, pooler=True, kept=None):
+    """BertModel forward: returns last_hidden_state [n, len, hidden] and pooler_output [n, hidden] (or None).
+    With kept (a dict), each layer's queries, keys [n, heads, len, d] and attention probabilities go into it."""
     h, heads = config['hidden_size'], config['num_attention_heads']
     d = h // heads
     eps = config.get('layer_norm_eps', 1e-12)
@@ -104,7 +107,12 @@ def forward(w, config, ids, types, mask, pooler=True):
         split = lambda y: y.view(n, length, heads, d).permute(0, 2, 1, 3)
         q, k, v = (split(lin(t, p + '.attention.self.' + m)) for m in ('query', 'key', 'value'))
         scores = q @ k.transpose(-1, -2) / np.sqrt(d) + additive
-        ctx = torch.softmax(scores, dim=-1) @ v
+        probabilities = torch.softmax(scores, dim=-1)
+        if kept is not None:
+            kept.setdefault('query', []).append(q)
+            kept.setdefault('key', []).append(k)
+            kept.setdefault('attention', []).append(probabilities)
+        ctx = probabilities @ v
         return lin(ctx.permute(0, 2, 1, 3).reshape(n, length, h), p + '.attention.output.dense')
 
     for layer in range(config['num_hidden_layers']):
@@ -144,6 +152,26 @@ def real(model_dir):
     write_safetensors(os.path.join(OUT, 'bert-base-uncased.safetensors'), outputs)
     with open(os.path.join(OUT, 'bert-base-uncased.json'), 'w') as f:
         json.dump(CASES, f, indent=1)
+
+
+# bertviz's neuron_view example, as bert-base-uncased's tokenizer encodes it.
+NEURON_PAIR = {'ids': [[101, 2051, 10029, 2066, 2019, 8612, 102, 5909, 10029, 2066, 1037, 15212, 102]],
+               'types': [[0] * 7 + [1] * 6]}
+
+
+def neuron(model_dir):
+    with open(os.path.join(model_dir, 'config.json')) as f:
+        config = json.load(f)
+    w = read_safetensors(os.path.join(model_dir, 'model.safetensors'))
+    kept = {}
+    with torch.no_grad():
+        ids, types, mask = batch(NEURON_PAIR)
+        forward(w, config, ids, types, mask, pooler=False, kept=kept)
+    outputs = {}
+    for layer in range(config['num_hidden_layers']):
+        for name in ('query', 'key', 'attention'):
+            outputs['layer%d.%s' % (layer, name)] = kept[name][layer][0]
+    write_safetensors(os.path.join(OUT, 'bert-base-uncased-neuron.safetensors'), outputs)
 
 
 def tiny(name, extra_config, seed):
@@ -186,6 +214,7 @@ if __name__ == '__main__':
         sys.exit('usage: make_fixtures.py MODEL_DIR')
     os.makedirs(OUT, exist_ok=True)
     real(sys.argv[1])
+    neuron(sys.argv[1])
     tiny('tiny-pre-ln', {'pre_layer_norm': True, 'final_layer_norm': True, 'hidden_act': 'gelu'}, 1)
     tiny('tiny-post-ln-gelu-new', {'hidden_act': 'gelu_new'}, 2)
     print('wrote fixtures to', os.path.normpath(OUT))

@@ -22,28 +22,35 @@ record BertEncoder(List<BertLayer> layers, LayerNorm finalLayerNorm) {
         return new BertEncoder(List.of(layers), c.finalLayerNorm() ? LayerNorm.load(scope.child("final_layer_norm"), c) : null);
     }
 
+    /** Where a pass keeps what its request asks of each layer, layer after layer. */
+    record Kept(List<float[]> hiddenStates, List<float[]> attentions, List<float[]> queries, List<float[]> keys) {}
+
     /**
-     * Runs every layer over x ([rows, hidden], the embeddings' output) in place. When asked, adds each
-     * layer's output to {@code hiddenStates} and its attention probabilities to {@code attentions}.
+     * Runs every layer over x ([rows, hidden], the embeddings' output) in place. When asked, keeps each
+     * layer's output, attention probabilities, queries and keys.
      */
-    void forward(float[] x, Batch batch, Workspace ws, BertModel.Request request, List<float[]> hiddenStates,
-                 List<float[]> attentions) {
+    void forward(float[] x, Batch batch, Workspace ws, BertModel.Request request, Kept kept) {
+        int positions = batch.rows() * ws.hidden;
         for (BertLayer layer : layers) {
             float[] probabilities = null;
             if (request.attentions()) {
                 int heads = layer.attention().heads();
                 probabilities = new float[batch.size() * heads * batch.length() * batch.length()];
-                attentions.add(probabilities);
+                kept.attentions().add(probabilities);
             }
             layer.forward(x, batch, ws, probabilities);
+            if (request.queriesAndKeys()) {     // the rest of the layer leaves ws.q and ws.k alone
+                kept.queries().add(Arrays.copyOf(ws.q, positions));
+                kept.keys().add(Arrays.copyOf(ws.k, positions));
+            }
             if (request.allHiddenStates()) {
-                hiddenStates.add(Arrays.copyOf(x, batch.rows() * ws.hidden));
+                kept.hiddenStates().add(Arrays.copyOf(x, positions));
             }
         }
         if (finalLayerNorm != null) {
             finalLayerNorm.apply(x, batch.rows(), x);
             if (request.allHiddenStates()) {
-                hiddenStates.set(hiddenStates.size() - 1, Arrays.copyOf(x, batch.rows() * ws.hidden));
+                kept.hiddenStates().set(kept.hiddenStates().size() - 1, Arrays.copyOf(x, positions));
             }
         }
     }

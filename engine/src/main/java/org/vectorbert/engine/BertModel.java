@@ -130,30 +130,38 @@ public final class BertModel {
     }
 
     /** What a forward pass should return beyond the last hidden state. */
-    public record Request(boolean allHiddenStates, boolean attentions, boolean pooled, int[] mlmRows) {
+    public record Request(boolean allHiddenStates, boolean attentions, boolean queriesAndKeys, boolean pooled, int[] mlmRows) {
         /** The last hidden state only: the cheapest request. */
         public static Request lastHiddenState() {
-            return new Request(false, false, false, new int[0]);
+            return new Request(false, false, false, false, new int[0]);
         }
 
         /** Also every layer's output, embeddings first, as transformers' {@code hidden_states}. */
         public Request withAllHiddenStates() {
-            return new Request(true, attentions, pooled, mlmRows);
+            return new Request(true, attentions, queriesAndKeys, pooled, mlmRows);
         }
 
         /** Also each layer's attention probabilities. */
         public Request withAttentions() {
-            return new Request(allHiddenStates, true, pooled, mlmRows);
+            return new Request(allHiddenStates, true, queriesAndKeys, pooled, mlmRows);
+        }
+
+        /**
+         * Also each layer's queries and keys, after the projection (bias included) and before the
+         * scores: what bertviz's neuron view shows.
+         */
+        public Request withQueriesAndKeys() {
+            return new Request(allHiddenStates, attentions, true, pooled, mlmRows);
         }
 
         /** Also the pooler output, tanh(W·h[CLS] + b), per sequence. */
         public Request withPooled() {
-            return new Request(allHiddenStates, attentions, true, mlmRows);
+            return new Request(allHiddenStates, attentions, queriesAndKeys, true, mlmRows);
         }
 
         /** MLM logits at these rows of the batch (row = sequence · length + position). */
         public Request withMlmLogitsAt(int... rows) {
-            return new Request(allHiddenStates, attentions, pooled, rows.clone());
+            return new Request(allHiddenStates, attentions, queriesAndKeys, pooled, rows.clone());
         }
     }
 
@@ -163,16 +171,18 @@ public final class BertModel {
      * @param lastHiddenState [size, length, hidden]
      * @param hiddenStates    embedding output and every layer's output, each [size, length, hidden]; empty unless asked
      * @param attentions      per layer, probabilities [size, heads, length, length]; empty unless asked
+     * @param queries         per layer, [size, length, hidden] with head h in columns h·d .. h·d + d - 1; empty unless asked
+     * @param keys            per layer, laid out as queries; empty unless asked
      * @param pooled          [size, hidden], or null unless asked
      * @param mlmLogits       [rows asked, vocab], or null unless asked
      */
     public record Output(Batch batch, float[] lastHiddenState, List<float[]> hiddenStates, List<float[]> attentions,
-                         float[] pooled, float[] mlmLogits) {}
+                         List<float[]> queries, List<float[]> keys, float[] pooled, float[] mlmLogits) {}
 
     /** Runs the encoder, and the heads asked for, over a batch. */
     public Output forward(Batch batch, Request request) {
         return forward(batch, request, out -> new Output(batch, Arrays.copyOf(out.lastHiddenState(), batch.rows() * config.hiddenSize()),
-                out.hiddenStates(), out.attentions(), out.pooled(), out.mlmLogits()));
+                out.hiddenStates(), out.attentions(), out.queries(), out.keys(), out.pooled(), out.mlmLogits()));
     }
 
     /**
@@ -193,13 +203,16 @@ public final class BertModel {
             ws.maskPadding(batch);
             List<float[]> hiddenStates = new ArrayList<>();
             List<float[]> attentions = new ArrayList<>();
+            List<float[]> queries = new ArrayList<>();
+            List<float[]> keys = new ArrayList<>();
             if (request.allHiddenStates()) {
                 hiddenStates.add(Arrays.copyOf(x, batch.rows() * config.hiddenSize()));
             }
-            encoder.forward(x, batch, ws, request, hiddenStates, attentions);
+            encoder.forward(x, batch, ws, request, new BertEncoder.Kept(hiddenStates, attentions, queries, keys));
             float[] pooled = request.pooled() ? pooler.orElseThrow().forward(x, batch) : null;
             float[] logits = request.mlmRows().length > 0 ? mlmHead.orElseThrow().forward(x, request.mlmRows()) : null;
-            return reader.apply(new Output(batch, x, List.copyOf(hiddenStates), List.copyOf(attentions), pooled, logits));
+            return reader.apply(new Output(batch, x, List.copyOf(hiddenStates), List.copyOf(attentions), List.copyOf(queries),
+                    List.copyOf(keys), pooled, logits));
         } finally {
             spare.set(ws);
         }

@@ -145,18 +145,22 @@ public final class Embeddings {
      * @param pooled       its vector (pooled as the options say, normalised if they say so)
      * @param tokenVectors every token's vector, [length, hidden] row-major, or null unless asked
      * @param attentions   [layer][head][query][key], or null unless asked
+     * @param queries      [layer][head][token][head size]: each layer's queries after the projection, or null unless asked
+     * @param keys         [layer][head][token][head size]: each layer's keys, or null unless asked
      * @param truncated    whether the text was cut to {@link #maxTokens()}
      * @param batchLength  the length its batch was padded to (its own length, or more)
      */
-    public record Result(int[] ids, float[] pooled, float[] tokenVectors, float[][][][] attentions, boolean truncated,
-                         int batchLength) {}
+    public record Result(int[] ids, float[] pooled, float[] tokenVectors, float[][][][] attentions, float[][][][] queries,
+                         float[][][][] keys, boolean truncated, int batchLength) {}
 
     /** What {@link #run} gives beyond each text's ids and vector. */
     public enum Include {
         /** Every token's vector (the last hidden state, without padding). */
         TOKEN_VECTORS,
         /** Every layer's attention probabilities. */
-        ATTENTIONS
+        ATTENTIONS,
+        /** Every layer's queries and keys, split into heads (what bertviz's neuron view shows). */
+        QUERIES_AND_KEYS
     }
 
     /**
@@ -255,11 +259,13 @@ public final class Embeddings {
     public List<Result> forward(List<Prepared> batch, Include... include) {
         boolean tokenVectors = List.of(include).contains(Include.TOKEN_VECTORS);
         boolean attentions = List.of(include).contains(Include.ATTENTIONS);
+        boolean queriesAndKeys = List.of(include).contains(Include.QUERIES_AND_KEYS);
         Batch ids = Batch.of(batch.stream().map(Prepared::ids).toList(), batch.stream().map(Prepared::typeIds).toList(),
                 tokenizer.padTokenId());
         BertModel.Request request = BertModel.Request.lastHiddenState();
         request = options.pooling().contains(Pooling.POOLER) ? request.withPooled() : request;
         request = attentions ? request.withAttentions() : request;
+        request = queriesAndKeys ? request.withQueriesAndKeys() : request;
         int hidden = model.config().hiddenSize();
         return model.forward(ids, request, out -> {
             List<Result> results = new ArrayList<>(batch.size());
@@ -271,7 +277,8 @@ public final class Embeddings {
                         out.pooled(), b * hidden);
                 results.add(new Result(p.ids(), p.normalize() ? Pool.l2Normalize(pooled) : pooled,
                         tokenVectors ? Arrays.copyOfRange(out.lastHiddenState(), start, start + n * hidden) : null,
-                        attentions ? attentions(out, b) : null, p.truncated(), ids.length()));
+                        attentions ? attentions(out, b) : null, queriesAndKeys ? byHead(out.queries(), ids, b) : null,
+                        queriesAndKeys ? byHead(out.keys(), ids, b) : null, p.truncated(), ids.length()));
             }
             return results;
         });
@@ -297,6 +304,26 @@ public final class Embeddings {
             for (int h = 0; h < heads; h++) {
                 for (int i = 0; i < n; i++) {
                     System.arraycopy(p, ((b * heads + h) * length + i) * length, result[l][h][i], 0, n);
+                }
+            }
+        }
+        return result;
+    }
+
+    /** Sequence b's rows of per-layer [size, length, hidden] arrays, split into heads: [layer][head][token][head size]. */
+    private float[][][][] byHead(List<float[]> layers, Batch batch, int b) {
+        int length = batch.length();
+        int n = batch.lengths()[b];
+        int heads = model.config().numAttentionHeads();
+        int d = model.config().headSize();
+        int hidden = heads * d;
+        float[][][][] result = new float[layers.size()][heads][n][];
+        for (int l = 0; l < result.length; l++) {
+            float[] rows = layers.get(l);
+            for (int h = 0; h < heads; h++) {
+                for (int i = 0; i < n; i++) {
+                    int from = (b * length + i) * hidden + h * d;
+                    result[l][h][i] = Arrays.copyOfRange(rows, from, from + d);
                 }
             }
         }

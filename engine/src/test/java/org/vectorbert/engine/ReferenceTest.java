@@ -72,6 +72,40 @@ class ReferenceTest {
         }
     }
 
+    /**
+     * What the attention explorer's neuron view shows, for bertviz's seed pair, against PyTorch: every
+     * layer's queries and keys split into heads, and the attention probabilities, from the library's
+     * pipeline (tokenizer included).
+     */
+    @Test
+    void queriesKeysAndAttentionsMatchPyTorch() throws IOException {
+        Embeddings pipeline = Embeddings.of(RealModel.model(), RealModel.tokenizer(), EmbeddingOptions.defaults());
+        Embeddings.Result r = pipeline.run(List.of("time flies like an arrow"), List.of("fruit flies like a banana"),
+                Embeddings.Include.QUERIES_AND_KEYS, Embeddings.Include.ATTENTIONS).getFirst();
+        assertEquals(13, r.ids().length);
+        try (SafetensorsFile expected = SafetensorsFile.open(resource("bert-base-uncased-neuron.safetensors"))) {
+            for (int l = 0; l < 12; l++) {
+                for (String name : List.of("query", "key", "attention")) {
+                    float[][][] byHead = switch (name) {
+                        case "query" -> r.queries()[l];
+                        case "key" -> r.keys()[l];
+                        default -> r.attentions()[l];
+                    };
+                    float[] flat = new float[0];
+                    for (float[][] head : byHead) {
+                        for (float[] row : head) {
+                            int at = flat.length;
+                            flat = java.util.Arrays.copyOf(flat, at + row.length);
+                            System.arraycopy(row, 0, flat, at, row.length);
+                        }
+                    }
+                    double diff = maxAbsDiff(expected, "layer" + l + "." + name, flat);
+                    assertTrue(diff <= (name.equals("attention") ? 1e-5 : 1e-4), "layer " + l + " " + name + " differs by " + diff);
+                }
+            }
+        }
+    }
+
     @Test
     void paddedSequenceEqualsTheSequenceAlone() {
         BertModel model = RealModel.model();
