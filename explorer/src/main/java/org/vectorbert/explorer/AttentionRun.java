@@ -1,0 +1,58 @@
+package org.vectorbert.explorer;
+
+import java.util.Arrays;
+import java.util.List;
+import org.vectorbert.engine.Embeddings;
+import org.vectorbert.engine.EngineException;
+import org.vectorbert.tokenizer.BertTokenizer;
+
+/**
+ * One forward pass over a text (or a pair) with everything the attention views draw.
+ *
+ * @param model      what to call the model in a page's title
+ * @param tokens     the tokens as the vocabulary spells them, [CLS] and [SEP] included
+ * @param sentenceB  where the pair's second text starts (the token after the first [SEP]), or -1 for a single text
+ * @param attentions [layer][head][query][key] probabilities
+ * @param queries    [layer][head][token][head size]: queries after the projection, bias included
+ * @param keys       [layer][head][token][head size]
+ * @param truncated  whether the text was cut to the model's length
+ */
+public record AttentionRun(String model, List<String> tokens, int sentenceB, float[][][][] attentions, float[][][][] queries,
+                           float[][][][] keys, boolean truncated) {
+    /** Runs {@code pipeline}'s model over {@code text} and, when not null, {@code pair}. */
+    public static AttentionRun capture(Embeddings pipeline, String model, String text, String pair) {
+        if (text.isBlank() || (pair != null && pair.isBlank())) {
+            throw new EngineException((text.isBlank() ? "the text" : "the pair's second text") + " is empty: there is no attention to show");
+        }
+        Embeddings.Result r = pipeline.run(List.of(text), pair == null ? null : List.of(pair),
+                Embeddings.Include.ATTENTIONS, Embeddings.Include.QUERIES_AND_KEYS).getFirst();
+        BertTokenizer tokenizer = pipeline.tokenizer();
+        List<String> tokens = Arrays.stream(r.ids()).mapToObj(id -> tokenizer.vocabulary().token(id)).toList();
+        int sentenceB = -1;
+        if (pair != null) {
+            int sep = tokenizer.vocabulary().id("[SEP]").orElse(-1);
+            for (int i = 0; i < r.ids().length - 1 && sentenceB < 0; i++) {
+                if (r.ids()[i] == sep) {
+                    sentenceB = i + 1;
+                }
+            }
+        }
+        return new AttentionRun(model, tokens, sentenceB, r.attentions(), r.queries(), r.keys(), r.truncated());
+    }
+
+    public int layers() {
+        return attentions.length;
+    }
+
+    public int heads() {
+        return attentions[0].length;
+    }
+
+    public int headSize() {
+        return queries[0][0][0].length;
+    }
+
+    public int length() {
+        return tokens.size();
+    }
+}

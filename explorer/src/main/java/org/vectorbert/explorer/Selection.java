@@ -1,0 +1,73 @@
+package org.vectorbert.explorer;
+
+import java.util.List;
+import java.util.TreeSet;
+import java.util.stream.IntStream;
+import org.vectorbert.engine.EngineException;
+
+/**
+ * The layers and heads a page or picture shows, each in ascending order.
+ *
+ * @param layers layer indices, from 0
+ * @param heads  head indices, from 0
+ */
+public record Selection(List<Integer> layers, List<Integer> heads) {
+    public Selection {
+        layers = List.copyOf(layers);
+        heads = List.copyOf(heads);
+        if (layers.isEmpty() || heads.isEmpty()) {
+            throw new EngineException("a selection needs at least one layer and one head");
+        }
+    }
+
+    /** Every layer and head of {@code run}. */
+    public static Selection all(AttentionRun run) {
+        return new Selection(range(run.layers()), range(run.heads()));
+    }
+
+    /**
+     * Layers and heads written as {@code 0,5-7} (null or empty: all), checked against the model's
+     * {@code layerCount} and {@code headCount}.
+     */
+    public static Selection parse(String layers, String heads, int layerCount, int headCount) {
+        return new Selection(parse(layers, layerCount, "layer"), parse(heads, headCount, "head"));
+    }
+
+    /** {@code 0,5-7} as a sorted list of indices below {@code count}; null or empty means all. */
+    static List<Integer> parse(String spec, int count, String what) {
+        if (spec == null || spec.isBlank()) {
+            return range(count);
+        }
+        TreeSet<Integer> chosen = new TreeSet<>();
+        for (String part : spec.split(",", -1)) {
+            String p = part.trim();
+            int dash = p.indexOf('-', 1);
+            int from = number(dash < 0 ? p : p.substring(0, dash), spec, what);
+            int to = dash < 0 ? from : number(p.substring(dash + 1), spec, what);
+            if (to < from) {
+                throw new EngineException("the " + what + " range '" + p + "' runs backwards");
+            }
+            if (to >= count) {
+                throw new EngineException(what + " " + to + " is out of range: the model has " + count + " " + what + "s, 0 to " + (count - 1));
+            }
+            IntStream.rangeClosed(from, to).forEach(chosen::add);
+        }
+        return List.copyOf(chosen);
+    }
+
+    private static int number(String s, String spec, String what) {
+        try {
+            int n = Integer.parseInt(s.trim());
+            if (n < 0) {
+                throw new NumberFormatException();
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new EngineException("'" + spec + "' is not a list of " + what + "s such as 0,5-7");
+        }
+    }
+
+    private static List<Integer> range(int count) {
+        return IntStream.range(0, count).boxed().toList();
+    }
+}

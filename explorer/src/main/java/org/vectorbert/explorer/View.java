@@ -1,0 +1,28 @@
+package org.vectorbert.explorer;
+
+import java.util.Locale;
+import org.vectorbert.engine.EngineException;
+
+/** Which of bertviz's views a page opens on (every page holds all three). */
+public enum View {
+    /** Tokens in two columns joined by lines weighted by attention. */
+    HEAD,
+    /** A grid of every chosen layer and head. */
+    MODEL,
+    /** One head's queries, keys, their products, scores and softmax. */
+    NEURON,
+    /** The head view, with the model and neuron views a tab away. */
+    ALL;
+
+    public static View parse(String name) {
+        try {
+            return valueOf(name.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new EngineException("unknown view '" + name + "' (expected head, model, neuron or all)");
+        }
+    }
+
+    String id() {
+        return this == ALL ? "head" : name().toLowerCase(Locale.ROOT);
+    }
+}
