@@ -3,6 +3,7 @@ module org.vectorbert.cli {
     requires org.vectorbert.engine;
     requires org.vectorbert.convert;
     requires org.vectorbert.server;
+    requires org.vectorbert.explorer;
     // sun.misc.Signal: serve exits 0 after a graceful stop on SIGTERM, which a shutdown hook cannot (the JVM exits 143).
     requires jdk.unsupported;
     requires info.picocli;

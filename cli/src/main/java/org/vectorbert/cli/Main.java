@@ -16,15 +16,16 @@ import picocli.CommandLine.Command;
 @Command(name = "vectorbert",
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
-        description = "BERT in pure Java: fill masks, embed texts, serve them over HTTP, tokenize, convert and inspect checkpoints.",
+        description = "BERT in pure Java: fill masks, embed texts, explore attention, serve them over HTTP, tokenize, convert and inspect checkpoints.",
         footer = {"", "Examples:",
             "  vectorbert fill-mask \"Paris is the [MASK] of France.\"",
             "  vectorbert embed --pooling mean --normalize --file sentences.txt --output vectors.npy",
             "  vectorbert serve --port 8080      (TEI's and OpenAI's embedding APIs over HTTP)",
+            "  vectorbert attention \"time flies like an arrow\" --output flies.html   (bertviz's views, offline)",
             "  vectorbert help embed",
             "", "Exit codes: 0 success, 2 bad usage or bad input, 1 internal error.",
             "Models live in $VECTORBERT_HOME (default ~/.cache/vectorbert) and the Hugging Face cache."},
-        subcommands = {FillMaskCommand.class, EmbedCommand.class, ServeCommand.class, TokenizeCommand.class, ConvertCommand.class, InspectCommand.class,
+        subcommands = {FillMaskCommand.class, EmbedCommand.class, AttentionCommand.class, ServeCommand.class, TokenizeCommand.class, ConvertCommand.class, InspectCommand.class,
             CommandLine.HelpCommand.class})
 public final class Main implements java.util.concurrent.Callable<Integer> {
     @picocli.CommandLine.Spec

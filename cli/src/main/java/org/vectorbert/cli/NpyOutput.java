@@ -54,53 +54,11 @@ final class NpyOutput implements AutoCloseable {
     }
 
     /**
-     * Refuses, with a message saying why, a target that cannot be written: a directory, one in a
-     * directory that does not exist or cannot be written, a read-only file. Removes partial files that
-     * killed runs left for it. Returns the file to write: the target, or where it links to.
+     * Refuses, with a message saying why, a target that cannot be written (see {@link OutputTarget}),
+     * its lengths file too for token vectors. Returns the file to write: the target, or where it links to.
      */
     static Path checkTarget(Path target, boolean tokens) {
-        Path file = target;
-        try {
-            if (Files.isSymbolicLink(file)) {
-                file = file.resolveSibling(Files.readSymbolicLink(file));
-            }
-        } catch (IOException e) {
-            throw new UserError("cannot read the link " + target + ": " + e.getMessage());
-        }
-        if (Files.isDirectory(file)) {
-            throw new UserError("--output " + target + " is a directory; give a file name, such as " + target.resolve("vectors.npy"));
-        }
-        Path dir = file.toAbsolutePath().getParent();
-        if (!Files.isDirectory(dir)) {
-            throw new UserError("--output " + target + ": the directory " + dir + " does not exist");
-        }
-        if (!Files.isWritable(dir)) {
-            throw new UserError("--output " + target + ": cannot write in " + dir + " (permission denied)");
-        }
-        for (Path f : tokens ? java.util.List.of(file, lengthsPath(file)) : java.util.List.of(file)) {
-            if (Files.exists(f) && !writable(f)) {
-                throw new UserError("--output " + target + ": " + f + " is read-only; remove it or choose another name");
-            }
-            if (Files.isDirectory(f)) {
-                throw new UserError("--output " + target + ": " + f + " is a directory");
-            }
-            try {
-                AtomicFiles.removeStale(f);
-            } catch (IOException e) {
-                // A stale file that cannot be removed is only clutter; this run's own name is its own.
-            }
-        }
-        return file;
-    }
-
-    /** Writable, and not marked read-only (which the superuser's access check alone would not see). */
-    private static boolean writable(Path f) {
-        try {
-            return Files.isWritable(f) && (!f.getFileSystem().supportedFileAttributeViews().contains("posix")
-                    || Files.getPosixFilePermissions(f).contains(java.nio.file.attribute.PosixFilePermission.OWNER_WRITE));
-        } catch (IOException e) {
-            return false;
-        }
+        return OutputTarget.check("--output", target, "vectors.npy", tokens ? NpyOutput::lengthsPath : null);
     }
 
     /** For {@code [n, dim]} pooled vectors. */
