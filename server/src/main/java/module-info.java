@@ -5,6 +5,7 @@
  */
 module org.vectorbert.server {
     requires transitive org.vectorbert.engine;
+    requires org.vectorbert.explorer;
     requires org.eclipse.jetty.server;
     requires com.fasterxml.jackson.databind;
     requires io.prometheus.metrics.core;

@@ -51,13 +51,17 @@ public final class AttentionPage {
     }
 
     /**
-     * The page as a string. With {@code formAction} (a server's path), the page starts with a form
-     * that asks that path for another text's page.
+     * A form at the top of a served page, filled in with what made it, that asks {@code action} (a
+     * server's path, by GET with the fields text, pair, layers and heads) for another text's page.
+     * Null fields are left empty.
      */
-    public static String html(AttentionRun run, Selection selection, View view, String formAction) {
+    public record Form(String action, String text, String pair, String layers, String heads) {}
+
+    /** The page as a string; with a {@code form} (null for none) it starts with one. */
+    public static String html(AttentionRun run, Selection selection, View view, Form form) {
         check(run, selection);
         // '<' only occurs inside JSON strings, where its escape means the same and cannot close the script element.
-        String data = data(run, selection, view, formAction).toString().replace("<", "\\u003c");
+        String data = data(run, selection, view, form).toString().replace("<", "\\u003c");
         String title = escape("Attention: " + String.join(" ", run.tokens().subList(1, Math.min(run.length(), 12)))
                 + (run.length() > 12 ? " …" : ""));
         Map<String, String> parts = Map.of("TITLE", title, "STYLE", resource("attention.css"), "SCRIPT", resource("attention.js"),
@@ -75,7 +79,7 @@ public final class AttentionPage {
         }
     }
 
-    static ObjectNode data(AttentionRun run, Selection selection, View view, String formAction) {
+    static ObjectNode data(AttentionRun run, Selection selection, View view, Form form) {
         ObjectNode root = JSON.createObjectNode();
         root.put("model", run.model());
         root.set("tokens", JSON.valueToTree(run.tokens()));
@@ -87,8 +91,8 @@ public final class AttentionPage {
         root.set("layers", JSON.valueToTree(selection.layers()));
         root.set("heads", JSON.valueToTree(selection.heads()));
         root.put("view", view.id());
-        if (formAction != null) {
-            root.put("formAction", formAction);
+        if (form != null) {
+            root.set("form", JSON.valueToTree(form));
         }
         ObjectNode attention = root.putObject("attention");
         attention.put("encoding", "sqrt-u8");

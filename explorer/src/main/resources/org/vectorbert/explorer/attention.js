@@ -522,9 +522,12 @@
       button.addEventListener('click', () => show(button.dataset.view));
     }
     $('save').addEventListener('click', savePng);
-    if (data.formAction) {
+    if (data.form) {                          // served: ask the server for another text's page
       const form = $('ask');
-      form.action = data.formAction;
+      form.action = data.form.action;
+      for (const field of ['text', 'pair', 'layers', 'heads']) {
+        form.elements[field].value = data.form[field] ?? '';
+      }
       form.hidden = false;
     }
     const pair = sentenceB > 0 ? ` (sentence A: tokens 0-${sentenceB - 1}, B: ${sentenceB}-${n - 1})` : '';

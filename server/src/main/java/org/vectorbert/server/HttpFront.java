@@ -61,6 +61,7 @@ final class HttpFront extends Handler.Abstract {
         route("POST", "/tokenize", "tokenize", true, true, (b, gone) -> api.tokenize(b));
         route("POST", "/decode", "decode", true, true, (b, gone) -> api.decode(b));
         route("GET", "/info", "info", true, false, (b, gone) -> api.info());
+        route("GET", "/attention", "attention", true, false, (query, gone) -> new Raw("text/html; charset=utf-8", api.attention(query)));
         route("GET", "/health", "health", false, false, (b, gone) -> health());
         route("GET", "/metrics", "metrics", false, false, (b, gone) -> new Raw(ServerMetrics.contentType(), metrics.scrape()));
         route("GET", "/openapi.json", "openapi", false, false, (b, gone) -> new Raw("application/json", Docs.openApi()));
@@ -134,7 +135,7 @@ final class HttpFront extends Handler.Abstract {
                             + " requests at once");
                 }
             }
-            JsonNode body = route.readBody() ? Json.body(readBody(request)) : null;
+            JsonNode body = route.readBody() ? Json.body(readBody(request)) : query(request);
             // A request waiting for its batch sends nothing, which is not idleness: without this, the connection's idle
             // timeout (and on stop, Jetty's one-second shutdown idle timeout) failed requests still in the queue.
             request.addIdleTimeoutListener(timeout -> false);
@@ -166,6 +167,13 @@ final class HttpFront extends Handler.Abstract {
             }
         }
         return true;
+    }
+
+    /** A GET request's query parameters as a JSON object of strings (the last of a repeated name wins). */
+    private static JsonNode query(Request request) {
+        ObjectNode out = Json.object();
+        Request.extractQueryParameters(request).forEach(field -> out.put(field.getName(), field.getValue()));
+        return out;
     }
 
     private boolean authorized(Request request) {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
@@ -17,6 +18,10 @@ import org.vectorbert.engine.EngineException;
 import org.vectorbert.engine.FillMask;
 import org.vectorbert.engine.FillMaskOptions;
 import org.vectorbert.engine.TruncationSide;
+import org.vectorbert.explorer.AttentionPage;
+import org.vectorbert.explorer.AttentionRun;
+import org.vectorbert.explorer.Selection;
+import org.vectorbert.explorer.View;
 import org.vectorbert.tokenizer.BertTokenizer;
 import org.vectorbert.tokenizer.Encoding;
 import org.vectorbert.tokenizer.EncodeOptions;
@@ -262,5 +267,40 @@ final class Routes {
             answers.add(masks.size() == 1 ? masks.getFirst() : masks);
         }
         return inputs.isTextual() ? answers.getFirst() : answers;
+    }
+
+    /**
+     * GET /attention: the attention explorer's page (bertviz's head, model and neuron views) for the
+     * query's {@code text} and optional {@code pair}, {@code layers}, {@code heads} and {@code view},
+     * with a form for the next text. Without a text, the page for bertviz's own example.
+     */
+    byte[] attention(JsonNode query) {
+        String text = Json.string(query, "text");
+        String pair = Json.string(query, "pair");
+        if (text == null) {
+            text = "time flies like an arrow";
+            pair = "fruit flies like a banana";
+        }
+        if (pair != null && pair.isBlank()) {
+            pair = null;                                   // the form's empty pair field
+        }
+        String layers = Json.string(query, "layers");
+        String heads = Json.string(query, "heads");
+        Embeddings pipeline = models.embeddings();
+        Selection selection;
+        View view;
+        try {
+            selection = Selection.parse(layers, heads, pipeline.model().config().numHiddenLayers(),
+                    pipeline.model().config().numAttentionHeads());
+            String asked = Json.string(query, "view");
+            view = View.parse(asked == null ? "all" : asked);
+        } catch (EngineException e) {
+            throw ApiError.validation(e.getMessage());
+        }
+        String a = text;
+        String b = pair;
+        AttentionRun run = Embedder.await(batcher.call(() -> AttentionRun.capture(pipeline, models.id(), a, b)));
+        return AttentionPage.html(run, selection, view, new AttentionPage.Form("/attention", a, b, layers, heads))
+                .getBytes(StandardCharsets.UTF_8);
     }
 }

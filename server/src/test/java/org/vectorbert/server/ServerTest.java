@@ -301,6 +301,27 @@ class ServerTest {
         }
     }
 
+    /** GET /attention serves the explorer's own page for the text, with a form filled in for the next one. */
+    @Test
+    void attentionServesTheExplorersPage() throws Exception {
+        String text = "time flies like an arrow";
+        String pair = "fruit flies like a banana";
+        java.util.function.Function<String, String> q = v -> java.net.URLEncoder.encode(v, java.nio.charset.StandardCharsets.UTF_8);
+        HttpResponse<String> page = get(server, "attention?text=" + q.apply(text) + "&pair=" + q.apply(pair) + "&layers=0-1&heads=8&view=neuron");
+        assertEquals(200, page.statusCode(), page.body());
+        assertEquals("text/html;charset=utf-8", page.headers().firstValue("Content-Type").orElse("").replace(" ", "").toLowerCase());
+        org.vectorbert.explorer.AttentionRun run = org.vectorbert.explorer.AttentionRun.capture(embeddings, "bert-base-uncased", text, pair);
+        String expected = org.vectorbert.explorer.AttentionPage.html(run, org.vectorbert.explorer.Selection.parse("0-1", "8", 12, 12),
+                org.vectorbert.explorer.View.NEURON, new org.vectorbert.explorer.AttentionPage.Form("/attention", text, pair, "0-1", "8"));
+        assertEquals(expected, page.body(), "the library's page, number for number");
+        HttpResponse<String> example = get(server, "attention");
+        assertEquals(200, example.statusCode());
+        assertTrue(example.body().contains("\"text\":\"time flies like an arrow\""), "bertviz's example in the form");
+        assertError(get(server, "attention?text=hi&layers=12"), 422, "Validation", "layer 12 is out of range");
+        assertError(get(server, "attention?text=%20"), 422, "Validation", "the text is empty");
+        assertError(get(server, "attention?text=" + q.apply("word ".repeat(600))), 422, "Validation", "longer than the model's 512");
+    }
+
     @Test
     void theOpenApiDescriptionCoversEveryRouteAndDocsServeSwaggerUi() throws Exception {
         JsonNode spec = json(get(server, "openapi.json"));
