@@ -42,7 +42,7 @@ class ReadmeExamplesTest {
                 files.add(Files.writeString(work.resolve(name.group(1) + ".java"), block.group(1)).toString());
             }
         }
-        assertEquals(List.of("ServerExample", "FillMaskExample", "EmbeddingsExample"), classes);
+        assertEquals(List.of("AttentionExample", "ServerExample", "FillMaskExample", "EmbeddingsExample"), classes);
 
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
         // As a user's program would compile them: everything on the class path (the tests run vectorbert's modules on the module path).
@@ -69,13 +69,15 @@ class ReadmeExamplesTest {
                 Files.createLink(model.resolve(f.getFileName()), f);   // hard links: no copy, nothing outside to unlink
             }
         }
-        String[] output = new String[3];
+        String[] output = new String[4];
         ModelCommandsTest.withProperties(Map.of("vectorbert.home", home.toString()), () -> {
             output[0] = runMain("FillMaskExample");
             output[1] = runMain("EmbeddingsExample");
             output[2] = runMain("ServerExample");
+            output[3] = runMain("AttentionExample");
         });
         assertEquals("200 true\n", output[2]);
+        assertEquals("13 tokens, 12 layers, queries of 64\n", output[3]);
         assertTrue(output[0].startsWith("capital  0.9969  paris is the capital of france.\n"), output[0]);
         assertEquals(5, output[0].lines().count(), output[0]);
         assertTrue(output[1].matches("768 dimensions, cosine 0\\.[0-9]{3}\n"), output[1]);
