@@ -138,10 +138,15 @@ def batch(case):
     return pad(seqs), pad(types), mask
 
 
-def real(model_dir):
+def load(model_dir):
+    """A model directory's config.json and weights."""
     with open(os.path.join(model_dir, 'config.json')) as f:
         config = json.load(f)
-    w = read_safetensors(os.path.join(model_dir, 'model.safetensors'))
+    return config, read_safetensors(os.path.join(model_dir, 'model.safetensors'))
+
+
+def real(model_dir):
+    config, w = load(model_dir)
     outputs = {}
     with torch.no_grad():
         for i, case in enumerate(CASES):
@@ -160,9 +165,7 @@ NEURON_PAIR = {'ids': [[101, 2051, 10029, 2066, 2019, 8612, 102, 5909, 10029, 20
 
 
 def neuron(model_dir):
-    with open(os.path.join(model_dir, 'config.json')) as f:
-        config = json.load(f)
-    w = read_safetensors(os.path.join(model_dir, 'model.safetensors'))
+    config, w = load(model_dir)
     kept = {}
     with torch.no_grad():
         ids, types, mask = batch(NEURON_PAIR)

@@ -46,7 +46,8 @@ final class AttentionCommand implements Callable<Integer> {
     String heads;
 
     @Option(names = "--view", paramLabel = "VIEW", defaultValue = "all",
-            description = "The view the page opens on: head, model, neuron or all (default: ${DEFAULT-VALUE}, which opens on head).")
+            description = "The view the page opens on: head, model, neuron or all (default: ${DEFAULT-VALUE}, which opens on head)."
+                    + " A page for head or model alone leaves out the neuron view's queries and keys, and is smaller.")
     String view;
 
     @Option(names = "--output", paramLabel = "FILE.html", description = "Write the page here.")

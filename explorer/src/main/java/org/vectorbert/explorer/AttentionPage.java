@@ -31,7 +31,8 @@ import org.vectorbert.engine.EngineException;
  * where attention lives: an error of at most (2√p + 1/510)/510, 0.004 at p = 1 and 0.0004 at
  * p = 0.01, where plain 8-bit steps of 1/255 would round every weight of a head that spreads evenly
  * over 512 tokens (about 0.002) to zero. Queries and keys for the neuron view are float32, for as
- * many of the chosen layers as {@link #NEURON_FLOATS} allows (at least one); the page says which.
+ * many of the chosen layers as {@link #NEURON_FLOATS} allows (at least one; none in a page made for
+ * the head or model view alone); the page says which.
  */
 public final class AttentionPage {
     /** Queries and keys a page holds for the neuron view: 8 MB of float32 before deflating (which barely shrinks them). */
@@ -100,8 +101,10 @@ public final class AttentionPage {
         for (int layer : selection.layers()) {
             byLayer.add(deflated(quantized(run.attentions()[layer], selection.heads())));
         }
+        // A page made for the head or model view alone leaves the neuron view's vectors out (a third of a 512-token page).
         int perLayer = 2 * selection.heads().size() * run.length() * run.headSize();
-        int neuronLayers = Math.max(1, Math.min(selection.layers().size(), NEURON_FLOATS / perLayer));
+        int neuronLayers = view == View.HEAD || view == View.MODEL ? 0
+                : Math.max(1, Math.min(selection.layers().size(), NEURON_FLOATS / perLayer));
         ObjectNode neuron = root.putObject("neuron");
         List<Integer> kept = new ArrayList<>(selection.layers().subList(0, neuronLayers));
         neuron.set("layers", JSON.valueToTree(kept));

@@ -3,7 +3,10 @@ package org.vectorbert.explorer;
 import java.util.Locale;
 import org.vectorbert.engine.EngineException;
 
-/** Which of bertviz's views a page opens on (every page holds all three). */
+/**
+ * Which of bertviz's views a page opens on. Every page has all three, but one made for the head or
+ * model view alone holds no queries and keys, so its neuron view is empty.
+ */
 public enum View {
     /** Tokens in two columns joined by lines weighted by attention. */
     HEAD,

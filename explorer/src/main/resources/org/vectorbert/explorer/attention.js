@@ -358,8 +358,10 @@
     canvas.hidden = view === null;
     missing.hidden = view !== null;
     if (view === null) {
-      missing.textContent = `This file holds queries and keys for layer${data.neuron.layers.length > 1 ? 's' : ''} `
-        + `${ranges(data.neuron.layers)} only; choose one of them, or make the page with --layers ${state.layer}.`;
+      missing.textContent = data.neuron.layers.length === 0
+        ? `This page was made for the ${data.view} view alone and holds no queries and keys; make it with --view neuron or all.`
+        : `This file holds queries and keys for layer${data.neuron.layers.length > 1 ? 's' : ''} `
+          + `${ranges(data.neuron.layers)} only; choose one of them, or make the page with --layers ${state.layer}.`;
       drawn.neuron++;
       return;
     }
@@ -535,7 +537,8 @@
       + ` · layers ${ranges(data.layers)} of 0-${data.layerCount - 1} · heads ${ranges(data.heads)} of 0-${data.headCount - 1}`;
     $('note').textContent = 'Attention is stored as 8-bit square roots, p ≈ (b/255)² (off by at most 0.004 at p = 1 and 0.0004 at'
       + ' p = 0.01); a line\'s opacity is p/√(heads shown), and lines fainter than 3/255 are not drawn. Queries and keys'
-      + ` (float32) for the neuron view: layer${data.neuron.layers.length > 1 ? 's' : ''} ${ranges(data.neuron.layers)}.`;
+      + (data.neuron.layers.length === 0 ? ' (float32) for the neuron view: none (a page for one view).'
+        : ` (float32) for the neuron view: layer${data.neuron.layers.length > 1 ? 's' : ''} ${ranges(data.neuron.layers)}.`);
   }
 
   // --- saving ------------------------------------------------------------------------------------

@@ -105,6 +105,9 @@ class AttentionPageTest {
         byte[] layer5 = inflated(data.get("attention").get("byLayer").get(1).asText());
         assertEquals(13 * 13, layer5.length);
         assertEquals(Math.round(255 * Math.sqrt(run.attentions()[5][8][3][4])), layer5[3 * 13 + 4] & 0xff);
+        assertEquals(3, data.get("neuron").get("queries").size());
+        JsonNode headOnly = data(AttentionPage.html(run, Selection.all(run), View.HEAD, null));
+        assertEquals(0, headOnly.get("neuron").get("layers").size(), "a page for the head view alone holds no queries and keys");
     }
 
     @Test
