@@ -110,7 +110,6 @@ public final class BertModel {
         return mlmHead.isPresent();
     }
 
-    /** Throws, naming what is missing, when the model has no masked-language-model head. */
     /**
      * Refuses a tokenizer whose ids run past the word embeddings: a token the weights have no row for
      * would fail deep in a forward pass, or (as a fill-mask target) index past the scores.
@@ -123,6 +122,7 @@ public final class BertModel {
         }
     }
 
+    /** Throws, naming what is missing, when the model has no masked-language-model head. */
     void requireMlmHead() {
         if (noMlmHead != null) {
             throw new EngineException(noMlmHead);

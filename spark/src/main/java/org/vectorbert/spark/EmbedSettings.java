@@ -1,0 +1,20 @@
+package org.vectorbert.spark;
+
+import java.io.Serializable;
+import java.util.List;
+import org.vectorbert.engine.EmbeddingOptions;
+import org.vectorbert.engine.Pooling;
+import org.vectorbert.engine.Precision;
+
+/**
+ * What an executor needs to embed: the model as {@code --model} names it (null: the default model)
+ * and the options; null fields mean what the model declares. Shipped to executors with each task;
+ * equal settings share one loaded model in an executor JVM.
+ */
+record EmbedSettings(String model, String precision, String pooling, Boolean normalize, Boolean truncate, int batchTokens)
+        implements Serializable {
+    EmbeddingOptions options() {
+        List<Pooling> modes = pooling == null ? null : List.of(pooling.split(",")).stream().map(p -> Pooling.parse(p.trim())).toList();
+        return new EmbeddingOptions(Precision.parse(precision), modes, normalize, truncate, null, null, batchTokens);
+    }
+}

@@ -1,0 +1,234 @@
+package org.vectorbert.spark;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import org.apache.spark.api.java.function.MapPartitionsFunction;
+import org.apache.spark.ml.Transformer;
+import org.apache.spark.ml.param.BooleanParam;
+import org.apache.spark.ml.param.IntParam;
+import org.apache.spark.ml.param.Param;
+import org.apache.spark.ml.param.ParamMap;
+import org.apache.spark.ml.util.DefaultParamsReadable;
+import org.apache.spark.ml.util.DefaultParamsWritable;
+import org.apache.spark.ml.util.Identifiable$;
+import org.apache.spark.ml.util.MLReader;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Encoders;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import org.vectorbert.common.VectorbertException;
+import org.vectorbert.engine.Embeddings;
+import org.vectorbert.engine.Precision;
+
+/**
+ * A Spark ML {@link Transformer} that adds a column of vectors for a column of texts, with
+ * vectorbert in the executors' own JVMs.
+ *
+ * <p>The vectors are {@code array<float>}: the float32 the model computes, bit for bit (an ML
+ * {@code Vector} holds doubles, twice the bytes for no more information), readable from SQL,
+ * PySpark and Parquet without Spark ML; {@code org.apache.spark.ml.functions.array_to_vector} turns
+ * them into ML vectors where an estimator wants those. A null text gives a null vector; an empty
+ * text gives what the library gives it ([CLS] [SEP]'s vector).
+ *
+ * <p>Each executor JVM loads the model once, shared by its tasks ({@link LoadedModels}); each
+ * partition is read {@link #rowsPerBatch} rows at a time, and those texts are grouped by length
+ * into forward passes of at most {@link #batchTokens} positions; nothing is collected to the driver.
+ */
+public final class TextEmbedder extends Transformer implements DefaultParamsWritable {
+    private static final long serialVersionUID = 1L;
+
+    private final String uid;
+    private final Param<String> inputCol;
+    private final Param<String> outputCol;
+    private final Param<String> model;
+    private final Param<String> pooling;
+    private final BooleanParam normalize;
+    private final BooleanParam truncate;
+    private final Param<String> precision;
+    private final IntParam batchTokens;
+    private final IntParam rowsPerBatch;
+
+    public TextEmbedder() {
+        this(Identifiable$.MODULE$.randomUID("vectorbert"));
+    }
+
+    /** Spark ML's persistence makes one with the saved uid. */
+    public TextEmbedder(String uid) {
+        this.uid = uid;
+        inputCol = new Param<>(this, "inputCol", "the text column (string)");
+        outputCol = new Param<>(this, "outputCol", "the vector column added (array<float>)");
+        model = new Param<>(this, "model", "the model, as vectorbert's --model names it: a directory every executor sees, a hub id,"
+                + " or empty for the default bert-base-uncased");
+        pooling = new Param<>(this, "pooling", "cls, mean, max, mean_sqrt_len, lasttoken or pooler, comma-separated (unset: the model's)");
+        normalize = new BooleanParam(this, "normalize", "scale vectors to unit length (unset: the model's)");
+        truncate = new BooleanParam(this, "truncate", "cut texts longer than the model takes, else fail (unset: the model's)");
+        precision = new Param<>(this, "precision", "f32 (exact) or bf16 (weight matrices at half the bytes)");
+        batchTokens = new IntParam(this, "batchTokens", "positions, padding included, a forward pass may hold");
+        rowsPerBatch = new IntParam(this, "rowsPerBatch", "rows of a partition read at a time and grouped by length");
+        setDefault(inputCol, "text");
+        setDefault(outputCol, "embedding");
+        setDefault(model, "");
+        setDefault(precision, "f32");
+        setDefault(batchTokens, org.vectorbert.engine.EmbeddingOptions.BATCH_TOKENS);
+        setDefault(rowsPerBatch, 2048);
+    }
+
+    public static MLReader<TextEmbedder> read() {
+        return new DefaultParamsReadable<TextEmbedder>() {}.read();
+    }
+
+    public static TextEmbedder load(String path) {
+        return read().load(path);
+    }
+
+    @Override
+    public String uid() {
+        return uid;
+    }
+
+    public Param<String> inputCol() { return inputCol; }
+    public Param<String> outputCol() { return outputCol; }
+    public Param<String> model() { return model; }
+    public Param<String> pooling() { return pooling; }
+    public BooleanParam normalize() { return normalize; }
+    public BooleanParam truncate() { return truncate; }
+    public Param<String> precision() { return precision; }
+    public IntParam batchTokens() { return batchTokens; }
+    public IntParam rowsPerBatch() { return rowsPerBatch; }
+
+    public TextEmbedder setInputCol(String v) { set(inputCol, v); return this; }
+    public TextEmbedder setOutputCol(String v) { set(outputCol, v); return this; }
+    public TextEmbedder setModel(String v) { set(model, v); return this; }
+    public TextEmbedder setPooling(String v) { set(pooling, v); return this; }
+    public TextEmbedder setNormalize(boolean v) { set(normalize, v); return this; }
+    public TextEmbedder setTruncate(boolean v) { set(truncate, v); return this; }
+    public TextEmbedder setPrecision(String v) { set(precision, v); return this; }
+    public TextEmbedder setBatchTokens(int v) { set(batchTokens, v); return this; }
+    public TextEmbedder setRowsPerBatch(int v) { set(rowsPerBatch, v); return this; }
+
+    /**
+     * The settings executors load the model with, checked on the driver so that a bad parameter
+     * fails before the job runs.
+     */
+    EmbedSettings settings() {
+        String m = $(model).isBlank() ? null : $(model);
+        EmbedSettings s = new EmbedSettings(m, $(precision), isSet(pooling) ? $(pooling) : null,
+                isSet(normalize) ? (Boolean) $(normalize) : null, isSet(truncate) ? (Boolean) $(truncate) : null, (Integer) $(batchTokens));
+        try {
+            Precision.parse(s.precision());
+        } catch (VectorbertException e) {
+            throw new VectorbertSparkException("param precision: " + e.getMessage());
+        }
+        try {
+            s.options();
+        } catch (VectorbertException e) {
+            throw new VectorbertSparkException("param pooling: " + e.getMessage());
+        }
+        if ((Integer) $(batchTokens) <= 0 || (Integer) $(rowsPerBatch) <= 0) {
+            throw new VectorbertSparkException("params batchTokens and rowsPerBatch must be positive");
+        }
+        if (m != null && (m.startsWith("/") || m.startsWith(".")) && !Files.exists(Path.of(m))) {
+            throw new VectorbertSparkException("param model: " + m + " does not exist on the driver; give a directory every executor "
+                    + "sees (a shared file system), a file shipped with the job (--files, then its name), or a hub id");
+        }
+        return s;
+    }
+
+    @Override
+    public StructType transformSchema(StructType schema) {
+        String in = $(inputCol);
+        String out = $(outputCol);
+        if (!Arrays.asList(schema.fieldNames()).contains(in)) {
+            throw new VectorbertSparkException("input column '" + in + "' (param inputCol) is not in the data: it has "
+                    + String.join(", ", schema.fieldNames()));
+        }
+        if (!schema.apply(in).dataType().equals(DataTypes.StringType)) {
+            throw new VectorbertSparkException("input column '" + in + "' (param inputCol) is " + schema.apply(in).dataType().simpleString()
+                    + ", not string");
+        }
+        if (Arrays.asList(schema.fieldNames()).contains(out)) {
+            throw new VectorbertSparkException("output column '" + out + "' (param outputCol) is already in the data");
+        }
+        return schema.add(new StructField(out, DataTypes.createArrayType(DataTypes.FloatType, false), true,
+                org.apache.spark.sql.types.Metadata.empty()));
+    }
+
+    @Override
+    public Dataset<Row> transform(Dataset<?> dataset) {
+        StructType schema = transformSchema(dataset.schema());
+        EmbedSettings settings = settings();
+        int column = dataset.schema().fieldIndex($(inputCol));
+        int rows = (Integer) $(rowsPerBatch);
+        return dataset.toDF().mapPartitions((MapPartitionsFunction<Row, Row>) partition -> new Embedded(partition, settings, column, rows),
+                Encoders.row(schema));
+    }
+
+    @Override
+    public TextEmbedder copy(ParamMap extra) {
+        return defaultCopy(extra);
+    }
+
+    /** A partition's rows with their vectors appended, embedded a batch of rows at a time. */
+    private static final class Embedded implements Iterator<Row> {
+        private final Iterator<Row> rows;
+        private final EmbedSettings settings;
+        private final int column;
+        private final int batch;
+        private Iterator<Row> ready = java.util.Collections.emptyIterator();
+
+        Embedded(Iterator<Row> rows, EmbedSettings settings, int column, int batch) {
+            this.rows = rows;
+            this.settings = settings;
+            this.column = column;
+            this.batch = batch;
+        }
+
+        @Override
+        public boolean hasNext() {
+            if (!ready.hasNext() && rows.hasNext()) {
+                ready = next(batch).iterator();
+            }
+            return ready.hasNext();
+        }
+
+        @Override
+        public Row next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
+            }
+            return ready.next();
+        }
+
+        private List<Row> next(int count) {
+            List<Row> in = new ArrayList<>(count);
+            List<String> texts = new ArrayList<>(count);
+            while (in.size() < count && rows.hasNext()) {
+                Row r = rows.next();
+                in.add(r);
+                if (!r.isNullAt(column)) {
+                    texts.add(r.getString(column));
+                }
+            }
+            Embeddings embeddings = LoadedModels.get(settings);
+            Iterator<float[]> vectors = embeddings.embed(texts).iterator();
+            List<Row> out = new ArrayList<>(in.size());
+            for (Row r : in) {
+                Object[] values = new Object[r.length() + 1];
+                for (int i = 0; i < r.length(); i++) {
+                    values[i] = r.get(i);
+                }
+                values[r.length()] = r.isNullAt(column) ? null : vectors.next();
+                out.add(RowFactory.create(values));
+            }
+            return out;
+        }
+    }
+}
