@@ -2,6 +2,10 @@ package org.vectorbert.spark;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.apache.spark.SparkEnv;
+import org.apache.spark.SparkFiles;
 import org.apache.spark.TaskContext;
 import org.vectorbert.common.VectorbertException;
 import org.vectorbert.engine.Embeddings;
@@ -23,11 +27,27 @@ final class LoadedModels {
 
     private static Embeddings load(EmbedSettings s) {
         try {
-            return Embeddings.load(s.model(), s.options());
+            return Embeddings.load(shipped(s.model()), s.options());
         } catch (VectorbertException e) {
-            String host = TaskContext.get() == null ? "this JVM" : "executor " + org.apache.spark.SparkEnv.get().executorId();
+            String host = TaskContext.get() == null ? "this JVM" : "executor " + SparkEnv.get().executorId();
             throw new VectorbertSparkException("the model '" + (s.model() == null ? "bert-base-uncased (default)" : s.model())
                     + "' (param model) cannot be loaded on " + host + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * A name that Spark shipped with the job (spark-submit's --files or --archives, or addFile) as the
+     * file where Spark put it on this executor; anything else as it is, for the resolver (a path, a hub id).
+     */
+    private static String shipped(String model) {
+        if (model == null || Path.of(model).isAbsolute() || SparkEnv.get() == null) {
+            return model;
+        }
+        try {
+            Path local = Path.of(SparkFiles.get(model));
+            return Files.exists(local) ? local.toString() : model;
+        } catch (RuntimeException e) {
+            return model;           // no files shipped under that name: a hub id or a relative path
         }
     }
 

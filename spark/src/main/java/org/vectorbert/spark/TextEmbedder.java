@@ -137,7 +137,7 @@ public final class TextEmbedder extends Transformer implements DefaultParamsWrit
         }
         if (m != null && (m.startsWith("/") || m.startsWith(".")) && !Files.exists(Path.of(m))) {
             throw new VectorbertSparkException("param model: " + m + " does not exist on the driver; give a directory every executor "
-                    + "sees (a shared file system), a file shipped with the job (--files, then its name), or a hub id");
+                    + "sees (a shared file system), a file shipped with the job (--files or addFile, then its name), or a hub id");
         }
         return s;
     }

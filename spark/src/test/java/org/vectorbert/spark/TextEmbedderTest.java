@@ -135,6 +135,22 @@ class TextEmbedderTest {
         assertArrayEquals(mean.embed(texts.get(5)), byId.get(5));
     }
 
+    /** A model shipped with the job (addFile, as spark-submit's --files does) is named by its file name. */
+    @Test
+    void aModelShippedWithTheJobIsFoundByItsName() throws Exception {
+        // Under a name nothing else resolves (no directory here, no hub id in any cache): only the shipped copy answers.
+        Path shipped = java.nio.file.Files.createDirectories(work.resolve("staging/vectorbert-shipped-model"));
+        try (var files = java.nio.file.Files.list(Path.of(model))) {
+            for (Path f : files.toList()) {
+                java.nio.file.Files.createLink(shipped.resolve(f.getFileName()), f);
+            }
+        }
+        spark.sparkContext().addFile(shipped.toString(), true);
+        Dataset<Row> out = new TextEmbedder().setModel("vectorbert-shipped-model").transform(frame().limit(5));
+        Map<Integer, float[]> byId = vectors(out, "embedding");
+        assertArrayEquals(library.embed(texts.get(3)), byId.get(3));
+    }
+
     @Test
     void writesParquetAndReadsItBack() {
         String path = work.resolve("vectors.parquet").toString();
