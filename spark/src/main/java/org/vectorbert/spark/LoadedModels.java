@@ -2,6 +2,7 @@ package org.vectorbert.spark;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.apache.spark.SparkEnv;
@@ -17,6 +18,8 @@ import org.vectorbert.engine.Parallel;
  */
 final class LoadedModels {
     private static final Map<EmbedSettings, Embeddings> LOADED = new ConcurrentHashMap<>();
+    /** Models loaded by this JVM so far, for tests. */
+    static final AtomicInteger LOADS = new AtomicInteger();
 
     private LoadedModels() {}
 
@@ -26,6 +29,7 @@ final class LoadedModels {
     }
 
     private static Embeddings load(EmbedSettings s) {
+        LOADS.incrementAndGet();
         try {
             return Embeddings.load(shipped(s.model()), s.options());
         } catch (VectorbertException e) {

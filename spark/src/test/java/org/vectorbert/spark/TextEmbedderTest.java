@@ -108,6 +108,16 @@ class TextEmbedderTest {
         }
     }
 
+    /** Seven partitions on two task slots start many tasks at once: the JVM loads the model once, and kernels use one core a task. */
+    @Test
+    void oneLoadPerJvmAndTheTasksCores() {
+        int before = LoadedModels.LOADS.get();
+        TextEmbedder embedder = new TextEmbedder().setModel(model).setBatchTokens(4095).setRowsPerBatch(10);   // settings no other test uses
+        assertLibraryVectors(vectors(embedder.transform(frame().repartition(7)), "embedding"));
+        assertEquals(before + 1, LoadedModels.LOADS.get(), "the model was loaded once for all seven tasks");
+        assertEquals(1, org.vectorbert.engine.Parallel.threads(), "spark.task.cpus is 1: each task's kernels run on its own core");
+    }
+
     @Test
     void sqlFunction() {
         VectorbertFunctions.register(spark, "embed", new TextEmbedder().setModel(model));
