@@ -19,7 +19,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.zip.Deflater;
 import org.vectorbert.common.AtomicFiles;
-import org.vectorbert.engine.EngineException;
 
 /**
  * bertviz's head, model and neuron views in one HTML file: its script, styles and numbers inline, so
@@ -72,12 +71,8 @@ public final class AttentionPage {
     }
 
     private static void check(AttentionRun run, Selection selection) {
-        int layer = selection.layers().getLast();
-        int head = selection.heads().getLast();
-        if (layer >= run.layers() || head >= run.heads()) {
-            throw new EngineException((layer >= run.layers() ? "layer " + layer : "head " + head) + " is out of range: the model has "
-                    + run.layers() + " layers and " + run.heads() + " heads");
-        }
+        Selection.requireIndex(selection.layers().getLast(), run.layers(), "layer");
+        Selection.requireIndex(selection.heads().getLast(), run.heads(), "head");
     }
 
     static ObjectNode data(AttentionRun run, Selection selection, View view, Form form) {

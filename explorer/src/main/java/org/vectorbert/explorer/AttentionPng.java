@@ -15,7 +15,6 @@ import java.nio.file.Path;
 import java.util.List;
 import javax.imageio.ImageIO;
 import org.vectorbert.common.AtomicFiles;
-import org.vectorbert.engine.EngineException;
 
 /**
  * The head view drawn with Java2D, without a browser: the tokens in two columns, a line from each
@@ -59,14 +58,8 @@ public final class AttentionPng {
 
     /** The head view of {@code layer}, the lines of {@code heads} on top of each other. */
     public static BufferedImage headView(AttentionRun run, int layer, List<Integer> heads) {
-        if (layer < 0 || layer >= run.layers()) {
-            throw new EngineException("layer " + layer + " is out of range: the model has " + run.layers() + " layers, 0 to " + (run.layers() - 1));
-        }
-        for (int h : heads) {
-            if (h < 0 || h >= run.heads()) {
-                throw new EngineException("head " + h + " is out of range: the model has " + run.heads() + " heads, 0 to " + (run.heads() - 1));
-            }
-        }
+        Selection.requireIndex(layer, run.layers(), "layer");
+        heads.forEach(h -> Selection.requireIndex(h, run.heads(), "head"));
         int n = run.length();
         int pitch = n <= 128 ? 20 : n <= 256 ? 14 : 11;
         int scale = n <= 128 ? 3 : 2;

@@ -47,12 +47,17 @@ public record Selection(List<Integer> layers, List<Integer> heads) {
             if (to < from) {
                 throw new EngineException("the " + what + " range '" + p + "' runs backwards");
             }
-            if (to >= count) {
-                throw new EngineException(what + " " + to + " is out of range: the model has " + count + " " + what + "s, 0 to " + (count - 1));
-            }
+            requireIndex(to, count, what);
             IntStream.rangeClosed(from, to).forEach(chosen::add);
         }
         return List.copyOf(chosen);
+    }
+
+    /** Refuses an index at or past {@code count}: "layer 12 is out of range: the model has 12 layers, 0 to 11". */
+    static void requireIndex(int index, int count, String what) {
+        if (index < 0 || index >= count) {
+            throw new EngineException(what + " " + index + " is out of range: the model has " + count + " " + what + "s, 0 to " + (count - 1));
+        }
     }
 
     private static int number(String s, String spec, String what) {
