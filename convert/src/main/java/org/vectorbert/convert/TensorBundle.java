@@ -211,7 +211,7 @@ final class TensorBundle {
     }
 
     private static ByteBuffer message(ByteBuffer p) {
-        int length = (int) varint(p);
+        int length = length(p);
         ByteBuffer m = p.slice(p.position(), length).order(ByteOrder.LITTLE_ENDIAN);
         p.position(p.position() + length);
         return m;
@@ -222,12 +222,24 @@ final class TensorBundle {
             case 0 -> varint(p);
             case 1 -> p.position(p.position() + 8);
             case 2 -> {
-                int length = (int) varint(p);
+                int length = length(p); // read before p.position(): the varint moves it
                 p.position(p.position() + length);
             }
             case 5 -> p.position(p.position() + 4);
             default -> throw new IllegalArgumentException("unknown protobuf wire type " + wire);
         }
+    }
+
+    /**
+     * A length-delimited field's length, checked against what is left: a negative one would move the
+     * reader backwards, and the fuzzer found an index whose field skipped back over itself forever.
+     */
+    private static int length(ByteBuffer p) {
+        long length = varint(p);
+        if (length < 0 || length > p.remaining()) {
+            throw new IllegalArgumentException("a field of " + length + " bytes runs past its message");
+        }
+        return (int) length;
     }
 
     private static long varint(ByteBuffer b) {
