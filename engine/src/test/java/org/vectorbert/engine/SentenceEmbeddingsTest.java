@@ -35,7 +35,9 @@ class SentenceEmbeddingsTest {
 
     @BeforeAll
     static void load() throws IOException {
-        cases = new ObjectMapper().readTree(ReferenceTest.class.getResource("/sentence/all-minilm-l6-v2.json"));
+        try (var json = ReferenceTest.class.getResourceAsStream("/sentence/all-minilm-l6-v2.json")) {
+            cases = new ObjectMapper().readTree(json);
+        }
         model = BertModel.load(RealModels.allMiniLm());
         tokenizer = BertTokenizer.fromDirectory(RealModels.allMiniLm());
     }
