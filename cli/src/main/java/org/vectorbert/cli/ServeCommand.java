@@ -5,20 +5,19 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import org.vectorbert.engine.EmbeddingOptions;
 import org.vectorbert.engine.Embeddings;
 import org.vectorbert.engine.EngineException;
 import org.vectorbert.engine.Pooling;
 import org.vectorbert.server.EmbeddingServer;
 import org.vectorbert.server.Models;
+import org.vectorbert.server.ServerException;
 import org.vectorbert.server.ServerOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import sun.misc.Signal;
 
 @Command(name = "serve",
         mixinStandardHelpOptions = true,
@@ -109,11 +108,9 @@ final class ServeCommand implements Callable<Integer> {
             }
             embedding = embedding.withPooling(modes.toArray(Pooling[]::new));
         }
-        CountDownLatch stop = new CountDownLatch(1);
-        try (EmbeddingServer server = EmbeddingServer.start(options)) {
-            for (String signal : List.of("TERM", "INT")) {
-                Signal.handle(new Signal(signal), s -> stop.countDown());
-            }
+        EmbeddingServer server = EmbeddingServer.start(options);
+        StopSignal signal;
+        try {
             if (options.apiKey() == null) {
                 err.println(host == null ? "serve: no API key, so listening on loopback only (--host ADDRESS to listen elsewhere)"
                         : "serve: no API key: anyone who can reach " + host + ":" + server.port() + " can use it (--api-key KEY)");
@@ -121,19 +118,38 @@ final class ServeCommand implements Callable<Integer> {
             Embeddings embeddings = Embeddings.load(modelOptions.directory(err).toString(), embedding);
             String id = modelOptions.model != null ? modelOptions.model : "bert-base-uncased";
             Models models = Models.of(id, embeddings);
+            // Once serving, a signal drains instead of ending the process; while the model loads it ends it, as it
+            // ends every other command (130 or 143, partial downloads removed). Installed only once nothing here can
+            // fail: the hook holds the JVM open until told the server stopped.
             server.ready(models);
+            signal = StopSignal.install();
             err.println("serve: " + id + " (" + embeddings.dimension() + " dimensions, " + String.join("+", embeddings.options().pooling().stream()
                     .map(Pooling::label).toList()) + " pooling"
                     + (models.fillMask().isPresent() ? ", fill-mask" : "") + ") ready on " + server.uri());
             err.flush();
-            stop.await();
+        } catch (RuntimeException e) {
+            server.close();
+            throw e;
+        }
+        int status = 0;
+        try {
+            signal.await();
             err.println("serve: stopping: no new connections; finishing requests in flight (up to " + shutdownTimeout + " s)");
             err.flush();
+            server.close();
+            err.println("serve: stopped");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } catch (ServerException e) {
+            err.println("vectorbert: " + e.getMessage());
+            status = Main.EXIT_USAGE;
+        } catch (RuntimeException e) {
+            err.println("vectorbert: internal error: " + e + " (please report it)");
+            status = Main.EXIT_INTERNAL;
+        } finally {
+            err.flush();
+            signal.stopped(status);
         }
-        err.println("serve: stopped");
-        err.flush();
-        return 0;
+        return status;
     }
 }

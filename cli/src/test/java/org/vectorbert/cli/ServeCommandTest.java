@@ -21,7 +21,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** vectorbert serve as a process: ready line, SIGTERM under load, and options it refuses. */
+/** vectorbert serve as a process: ready line, SIGTERM under load (drained, or cut off at the timeout), and options it refuses. */
 class ServeCommandTest {
     private static final Pattern READY = Pattern.compile("ready on (http://127\\.0\\.0\\.1:\\d+/)");
 
@@ -38,26 +38,29 @@ class ServeCommandTest {
         }
     }
 
+    @Test
+    void requestsStillInFlightWhenTheShutdownTimeoutEndsAreCutOffAndTheExitIs2(@TempDir Path dir) throws Exception {
+        // 24 texts of 400 tokens take BERT-base 10 s and more on the 2 cores this runs on: far more than 1 s.
+        Process p = CliProcess.start(dir, List.of("serve", "--port", "0", "--shutdown-timeout", "1", "--model",
+                TestModels.bertBaseUncased().toString()));
+        try {
+            URI base = awaitReady(p, dir);
+            List<CompletableFuture<HttpResponse<String>>> load = load(base, 400);
+            Thread.sleep(500);
+            CliProcess.signal(p, "TERM");
+            assertEquals(2, CliProcess.waitFor(p), CliProcess.stderr(dir));
+            String err = CliProcess.stderr(dir);
+            assertTrue(err.contains("vectorbert: requests still in flight after the shutdown timeout (1 s) were cut off"), err);
+            assertTrue(load.stream().anyMatch(CompletableFuture::isCompletedExceptionally), "no request was cut off");
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
     private static void sigtermUnderLoad(Process p, Path dir) throws Exception {
-        URI base = null;
-        long deadline = System.nanoTime() + 120_000_000_000L;
-        while (base == null && p.isAlive() && System.nanoTime() < deadline) {
-            Matcher m = READY.matcher(CliProcess.stderr(dir));
-            if (m.find()) {
-                base = URI.create(m.group(1));
-            } else {
-                Thread.sleep(100);
-            }
-        }
-        assertTrue(base != null, "no ready line: " + CliProcess.stderr(dir));
+        URI base = awaitReady(p, dir);
         assertTrue(CliProcess.stderr(dir).contains("no API key, so listening on loopback only"), CliProcess.stderr(dir));
-        HttpClient http = HttpClient.newHttpClient();
-        String body = "{\"inputs\": [" + String.join(",", Collections.nCopies(4, "\"" + "word ".repeat(80) + "\"")) + "]}";
-        List<CompletableFuture<HttpResponse<String>>> load = new ArrayList<>();
-        for (int i = 0; i < 6; i++) {
-            load.add(http.sendAsync(HttpRequest.newBuilder(base.resolve("embed")).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
-                    HttpResponse.BodyHandlers.ofString()));
-        }
+        List<CompletableFuture<HttpResponse<String>>> load = load(base, 80);
         Thread.sleep(500);
         CliProcess.signal(p, "TERM");
         assertEquals(0, CliProcess.waitFor(p), CliProcess.stderr(dir));
@@ -67,8 +70,32 @@ class ServeCommandTest {
         String err = CliProcess.stderr(dir);
         assertTrue(err.contains("serve: stopping: no new connections") && err.contains("serve: stopped"), err);
         URI gone = base;
-        assertThrows(java.io.IOException.class, () -> http.send(HttpRequest.newBuilder(gone.resolve("health")).build(),
+        assertThrows(java.io.IOException.class, () -> HttpClient.newHttpClient().send(HttpRequest.newBuilder(gone.resolve("health")).build(),
                 HttpResponse.BodyHandlers.ofString()));
+    }
+
+    private static URI awaitReady(Process p, Path dir) throws Exception {
+        long deadline = System.nanoTime() + 120_000_000_000L;
+        while (p.isAlive() && System.nanoTime() < deadline) {
+            Matcher m = READY.matcher(CliProcess.stderr(dir));
+            if (m.find()) {
+                return URI.create(m.group(1));
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("no ready line: " + CliProcess.stderr(dir));
+    }
+
+    /** Six requests of four texts of {@code words} words each, sent at once. */
+    private static List<CompletableFuture<HttpResponse<String>>> load(URI base, int words) {
+        HttpClient http = HttpClient.newHttpClient();
+        String body = "{\"inputs\": [" + String.join(",", Collections.nCopies(4, "\"" + "word ".repeat(words) + "\"")) + "]}";
+        List<CompletableFuture<HttpResponse<String>>> load = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            load.add(http.sendAsync(HttpRequest.newBuilder(base.resolve("embed")).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                    HttpResponse.BodyHandlers.ofString()));
+        }
+        return load;
     }
 
     @Test
