@@ -37,17 +37,12 @@ final class StopSignal {
 
     private void onSignal() {
         received.countDown();
-        boolean interrupted = false;
-        while (true) {
+        while (stopped.getCount() > 0) {
             try {
                 stopped.await();
-                break;
             } catch (InterruptedException e) {
-                interrupted = true;
+                // The process is ending either way; only the command's stop decides when.
             }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
         }
         Runtime.getRuntime().halt(status);
     }
