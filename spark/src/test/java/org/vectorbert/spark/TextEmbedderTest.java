@@ -168,6 +168,18 @@ class TextEmbedderTest {
         assertLibraryVectors(vectors(spark.read().parquet(path), "embedding"));
     }
 
+    /** The driver sees the directory, so the job starts; the task that cannot load a model from it fails, saying which and where. */
+    @Test
+    void aModelAnExecutorCannotLoadFailsItsTaskNamingTheModelAndTheExecutor() throws Exception {
+        Path notAModel = java.nio.file.Files.createDirectories(work.resolve("not-a-model"));
+        Exception e = assertThrows(Exception.class, () -> new TextEmbedder().setModel(notAModel.toString()).transform(frame()).collectAsList());
+        StringBuilder chain = new StringBuilder();
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            chain.append(t.getMessage()).append('\n');
+        }
+        assertTrue(chain.toString().contains("the model '" + notAModel + "' (param model) cannot be loaded on executor driver: "), chain.toString());
+    }
+
     @Test
     void badParamsAndColumnsFailBeforeTheJob() {
         Dataset<Row> numbers = spark.range(3).toDF("text");
