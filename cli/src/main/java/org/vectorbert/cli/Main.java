@@ -70,7 +70,8 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
         return EXIT_USAGE;
     }
 
-    private static int report(Exception e, CommandLine cli, CommandLine.ParseResult parsed) {
+    /** A command's failure as one line on stderr (the stack trace too with VECTORBERT_DEBUG), and its exit code. */
+    static int report(Exception e, CommandLine cli, CommandLine.ParseResult parsed) {
         PrintWriter err = cli.getErr();
         int code;
         if (e instanceof TextTooLongException tooLong) {

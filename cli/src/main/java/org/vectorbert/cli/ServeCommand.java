@@ -11,7 +11,6 @@ import org.vectorbert.engine.EngineException;
 import org.vectorbert.engine.Pooling;
 import org.vectorbert.server.EmbeddingServer;
 import org.vectorbert.server.Models;
-import org.vectorbert.server.ServerException;
 import org.vectorbert.server.ServerOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -140,12 +139,8 @@ final class ServeCommand implements Callable<Integer> {
             err.println("serve: stopped");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (ServerException e) {
-            err.println("vectorbert: " + e.getMessage());
-            status = Main.EXIT_USAGE;
         } catch (RuntimeException e) {
-            err.println("vectorbert: internal error: " + e + " (please report it)");
-            status = Main.EXIT_INTERNAL;
+            status = Main.report(e, spec.commandLine(), null);   // here, not by picocli: the hook ends the process with it
         } finally {
             err.flush();
             signal.stopped(status);

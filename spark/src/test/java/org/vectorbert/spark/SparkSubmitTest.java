@@ -61,8 +61,7 @@ class SparkSubmitTest {
         assertTrue(Files.exists(dir.resolve("vectors.parquet/_SUCCESS")), log);
 
         Embeddings library = Embeddings.load(model, EmbeddingOptions.defaults());
-        SparkSession spark = SparkSession.builder().master("local[1]").appName("vectorbert-read-back").config("spark.ui.enabled", "false")
-                .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1").getOrCreate();
+        SparkSession spark = TextEmbedderTest.localSession("local[1]").appName("vectorbert-read-back").getOrCreate();
         try {
             Map<String, float[]> byText = new HashMap<>();
             for (Row r : spark.read().parquet(dir.resolve("vectors.parquet").toString()).collectAsList()) {

@@ -51,9 +51,13 @@ class TextEmbedderTest {
         texts.add("");
         texts.add(null);
         texts.add("Ünïcödé, CJK 中文 and emoji 🙂");
-        spark = SparkSession.builder().master("local[2]").appName("vectorbert-test").config("spark.ui.enabled", "false")
-                .config("spark.sql.shuffle.partitions", "3").config("spark.driver.host", "127.0.0.1")
-                .config("spark.driver.bindAddress", "127.0.0.1").getOrCreate();
+        spark = localSession("local[2]").appName("vectorbert-test").config("spark.sql.shuffle.partitions", "3").getOrCreate();
+    }
+
+    /** A session started by a test: no UI, and the driver on loopback only. */
+    static SparkSession.Builder localSession(String master) {
+        return SparkSession.builder().master(master).config("spark.ui.enabled", "false").config("spark.driver.host", "127.0.0.1")
+                .config("spark.driver.bindAddress", "127.0.0.1");
     }
 
     @AfterAll
