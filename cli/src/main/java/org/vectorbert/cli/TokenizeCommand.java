@@ -83,9 +83,8 @@ final class TokenizeCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         EncodeOptions encodeOptions = options;
         TextInput.forEach(texts, file, System.in, text -> {
-            Encoding encoding = text.isEmpty() && (pair == null || pair.isEmpty())
-                    ? null
-                    : tokenizer.encode(text, pair, encodeOptions);
+            // An empty text is encoded too: the template's special tokens alone ([CLS] [SEP]), as Hugging Face gives.
+            Encoding encoding = tokenizer.encode(text, pair, encodeOptions);
             out.println(json ? toJson(encoding, text) : table(encoding, text));
             out.flush();
         });
@@ -99,14 +98,14 @@ final class TokenizeCommand implements Callable<Integer> {
         return BertTokenizer.fromDirectory(ModelOptions.resolve(model, spec.commandLine().getErr()));
     }
 
-    /** The JSON line for one text; an empty text gives empty lists. */
+    /** The JSON line for one text. */
     private String toJson(Encoding e, String text) {
         Map<String, Object> object = new LinkedHashMap<>();
-        object.put("tokens", e == null ? List.of() : e.tokens());
-        object.put("input_ids", e == null ? new int[0] : e.ids());
-        object.put("token_type_ids", e == null ? new int[0] : e.typeIds());
-        object.put("attention_mask", e == null ? new int[0] : e.attentionMask());
-        object.put("offsets", e == null ? new int[0][] : e.codePointOffsets(text, pair));
+        object.put("tokens", e.tokens());
+        object.put("input_ids", e.ids());
+        object.put("token_type_ids", e.typeIds());
+        object.put("attention_mask", e.attentionMask());
+        object.put("offsets", e.codePointOffsets(text, pair));
         return JsonText.of(object);
     }
 
@@ -114,8 +113,8 @@ final class TokenizeCommand implements Callable<Integer> {
     private String table(Encoding e, String text) {
         StringBuilder b = new StringBuilder();
         b.append(pair == null ? quote(text) : quote(text) + " + " + quote(pair));
-        if (e == null) {
-            return b.append("  (no tokens)\n").toString();
+        if (e.length() == 0) {
+            return b.append("  (no tokens)\n").toString();   // --no-special-tokens and an empty text
         }
         b.append("  (").append(e.length()).append(e.length() == 1 ? " token)\n" : " tokens)\n");
         int tokenWidth = "token".length();

@@ -103,12 +103,30 @@ class TokenizeCommandTest {
     }
 
     @Test
-    void oneLinePerTextAndEmptyTextGivesEmptyLists() throws IOException {
+    void oneLinePerTextAndAnEmptyTextGivesTheSpecialTokens() throws IOException {
+        // As Hugging Face's tokenizers library gives it (tokenizer/src/test/resources/parity: the case {"text": ""}).
+        String empty = "{\"tokens\":[\"[CLS]\",\"[SEP]\"],\"input_ids\":[101,102],\"token_type_ids\":[0,0],"
+                + "\"attention_mask\":[1,1],\"offsets\":[[0,0],[0,0]]}";
         Run r = tokenize("--json", "first", "", "third");
         List<JsonNode> lines = r.jsonLines();
         assertEquals(3, lines.size());
-        assertEquals("{\"tokens\":[],\"input_ids\":[],\"token_type_ids\":[],\"attention_mask\":[],\"offsets\":[]}",
-                lines.get(1).toString());
+        assertEquals(empty, lines.get(1).toString());
+
+        Path file = Files.writeString(dir.resolve("with-empty-line.txt"), "first\n\nthird\n");
+        Run fromFile = tokenize("--json", "--file", file.toString());
+        assertEquals(0, fromFile.exit(), fromFile.err());
+        assertEquals(empty, fromFile.jsonLines().get(1).toString());
+
+        Run table = tokenize("");
+        assertEquals(0, table.exit(), table.err());
+        assertEquals(String.join("\n", "\"\"  (2 tokens)",
+                "     #  token      id  type  text",
+                "     0  [CLS]     101     0  ",
+                "     1  [SEP]     102     0  ", "", ""), table.out());
+
+        Run bare = tokenize("--json", "--no-special-tokens", "");
+        assertEquals("[]", bare.jsonLines().getFirst().get("input_ids").toString());
+        assertEquals("\"\"  (no tokens)\n\n", tokenize("--no-special-tokens", "").out());
     }
 
     @Test
@@ -136,7 +154,7 @@ class TokenizeCommandTest {
         List<JsonNode> lines = r.jsonLines();
         assertEquals(4, lines.size());
         assertEquals("[\"[CLS]\",\"second\",\"line\",\"[SEP]\"]", lines.get(1).get("tokens").toString());
-        assertEquals(0, lines.get(2).get("tokens").size());
+        assertEquals("[\"[CLS]\",\"[SEP]\"]", lines.get(2).get("tokens").toString());
     }
 
     @Test

@@ -41,6 +41,21 @@ final class Json {
      * An empty list is TEI's "Empty" error (400).
      */
     static List<String> texts(JsonNode body, String field, int max) {
+        List<String> texts = textsOrEmpty(body, field, max);
+        for (int i = 0; i < texts.size(); i++) {
+            if (texts.get(i).isEmpty()) {
+                throw ApiError.validation(texts.size() == 1 ? "`" + field + "` is an empty string: there is nothing to embed"
+                        : "`" + field + "[" + i + "]` is an empty string: there is nothing to embed");
+            }
+        }
+        return texts;
+    }
+
+    /**
+     * {@code field} as texts, as {@link #texts} reads them but with empty strings allowed: /tokenize answers
+     * an empty text with the template's special tokens, as Hugging Face's tokenizer does.
+     */
+    static List<String> textsOrEmpty(JsonNode body, String field, int max) {
         JsonNode node = body.get(field);
         if (node == null || node.isNull()) {
             throw ApiError.validation("`" + field + "` is missing");
@@ -62,12 +77,6 @@ final class Json {
             }
         } else {
             throw ApiError.validation("`" + field + "` must be a string or a list of strings, was " + kind(node));
-        }
-        for (int i = 0; i < texts.size(); i++) {
-            if (texts.get(i).isEmpty()) {
-                throw ApiError.validation(texts.size() == 1 ? "`" + field + "` is an empty string: there is nothing to embed"
-                        : "`" + field + "[" + i + "]` is an empty string: there is nothing to embed");
-            }
         }
         return texts;
     }

@@ -128,7 +128,7 @@ final class Routes {
 
     /** TEI's POST /tokenize: per input, its tokens as {@code {id, text, special, start, stop}} (offsets in characters). */
     Object tokenize(JsonNode body) {
-        List<String> texts = Json.texts(body, "inputs", options.maxClientBatchSize());
+        List<String> texts = Json.textsOrEmpty(body, "inputs", options.maxClientBatchSize());
         Boolean special = Json.bool(body, "add_special_tokens");
         String promptName = Json.string(body, "prompt_name");
         String prompt = promptName == null ? models.embeddings().options().prompt()

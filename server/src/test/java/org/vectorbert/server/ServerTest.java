@@ -151,6 +151,11 @@ class ServerTest {
                 + "{\"id\":7592,\"text\":\"héllo\",\"special\":false,\"start\":0,\"stop\":5},"
                 + "{\"id\":2088,\"text\":\"world\",\"special\":false,\"start\":6,\"stop\":11},"
                 + "{\"id\":102,\"text\":\"[SEP]\",\"special\":true,\"start\":null,\"stop\":null}]]", tokens.toString());
+        // An empty text: the template's special tokens, as Hugging Face's tokenizer gives them (the embed routes refuse it).
+        assertEquals("[[{\"id\":101,\"text\":\"[CLS]\",\"special\":true,\"start\":null,\"stop\":null},"
+                + "{\"id\":102,\"text\":\"[SEP]\",\"special\":true,\"start\":null,\"stop\":null}]]",
+                json(post(server, "tokenize", "{\"inputs\": \"\"}")).toString());
+        assertEquals("[[],[]]", json(post(server, "tokenize", "{\"inputs\": [\"\", \"\"], \"add_special_tokens\": false}")).toString());
         assertEquals("[\"hello world\"]", post(server, "decode", "{\"ids\": [101, 7592, 2088, 102]}").body());
         assertEquals("[\"[CLS] hello\",\"world\"]",
                 post(server, "decode", "{\"ids\": [[101, 7592], [2088]], \"skip_special_tokens\": false}").body());
