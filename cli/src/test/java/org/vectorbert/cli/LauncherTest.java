@@ -1,0 +1,152 @@
+package org.vectorbert.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * bin/vectorbert itself, on the jars {@code mvn package} built (run after packaging, in the integration-test
+ * phase). Each test gets a tree of its own (the launcher, and copies of the built jars) without a start-up cache,
+ * as on the first run after a build.
+ */
+class LauncherTest {
+    private static final Path REPO = Path.of("..").toAbsolutePath().normalize();
+
+    @TempDir
+    Path tree;
+    @TempDir
+    Path work;
+
+    private Path launcher;
+    private Path aot;
+
+    @BeforeEach
+    void freshBuild() throws IOException {
+        Path bin = Files.createDirectories(tree.resolve("bin/lib"));
+        launcher = Files.copy(REPO.resolve("bin/vectorbert"), tree.resolve("bin/vectorbert"));
+        Files.setPosixFilePermissions(launcher, PosixFilePermissions.fromString("rwxr-xr-x"));
+        try (Stream<Path> scripts = Files.list(REPO.resolve("bin/lib"))) {
+            for (Path s : scripts.toList()) {
+                Files.copy(s, bin.resolve(s.getFileName()));
+            }
+        }
+        Path target = Files.createDirectories(tree.resolve("cli/target/lib"));
+        Path builtJar = REPO.resolve("cli/target/vectorbert-cli.jar");
+        assertTrue(Files.isRegularFile(builtJar), "run after mvn package: " + builtJar);
+        Files.copy(builtJar, tree.resolve("cli/target/vectorbert-cli.jar"), StandardCopyOption.COPY_ATTRIBUTES);
+        try (Stream<Path> jars = Files.list(REPO.resolve("cli/target/lib"))) {
+            for (Path jar : jars.toList()) {
+                Files.copy(jar, target.resolve(jar.getFileName()), StandardCopyOption.COPY_ATTRIBUTES);
+            }
+        }
+        aot = tree.resolve("cli/target/vectorbert.aot");
+    }
+
+    @Test
+    void aSignalToTheLauncherStopsTheFirstRunAfterABuild() throws Exception {
+        List<String> lines = new ArrayList<>();
+        for (int i = 0; i < 20_000; i++) {
+            lines.add("line " + i + " of a long input that takes a while to embed with the whole base model");
+        }
+        Path input = Files.write(work.resolve("big.txt"), lines);
+        for (String signal : List.of("INT", "TERM")) {
+            Path target = work.resolve("sig-" + signal + ".npy");
+            Process p = start(Map.of(), "embed", "--model", TestModels.bertBaseUncased().toString(), "--file", input.toString(),
+                    "--output", target.toString(), "--batch-size", "16");
+            long deadline = System.nanoTime() + 120_000_000_000L;
+            while (partials().isEmpty() && p.isAlive() && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertFalse(partials().isEmpty(), "the run started writing: " + stderr());
+            Thread.sleep(500);
+            // To the launcher's own process, as a script's kill or a supervisor sends it (not to its group, as a terminal does).
+            new ProcessBuilder("kill", "-" + signal, Long.toString(p.pid())).inheritIO().start().waitFor();
+            assertTrue(p.waitFor(30, TimeUnit.SECONDS), "still running 30 s after SIG" + signal);
+            assertEquals(signal.equals("INT") ? 130 : 143, p.exitValue(), stderr());
+            assertEquals(List.of(), partials());
+            assertFalse(Files.exists(target), "no output file after SIG" + signal);
+        }
+    }
+
+    @Test
+    void theStartUpCacheIsRecordedAfterTheFirstRunAndDroppedWhenAJarChanges() throws Exception {
+        // The default model where the launcher looks for it: the recording runs a fixed query on it.
+        Path home = work.resolve("home");
+        Path model = Files.createDirectories(home.resolve("models/bert-base-uncased"));
+        try (Stream<Path> files = Files.list(TestModels.bertBaseUncased())) {
+            for (Path f : files.toList()) {
+                Files.createLink(model.resolve(f.getFileName()), f);
+            }
+        }
+        Map<String, String> env = Map.of("VECTORBERT_HOME", home.toString());
+        long started = System.nanoTime();
+        Process first = start(env, "fill-mask", "--top-k", "1", "Paris is the [MASK] of France.");
+        assertEquals(0, first.waitFor(), stderr());
+        assertTrue(Files.readString(work.resolve("stdout")).contains("capital"));
+        assertFalse(Files.exists(aot), "the user's command does not wait for the recording");
+        long deadline = started + 180_000_000_000L;
+        while (!(Files.exists(aot) && !Files.exists(aot.resolveSibling("vectorbert.aot.recorder"))) && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        assertTrue(Files.isRegularFile(aot), "recorded in the background");
+        String stamp = Files.readString(aot.resolveSibling("vectorbert.aot.stamp"));
+        assertTrue(stamp.contains("vectorbert-cli.jar") && stamp.contains("lib/vectorbert-engine-"), stamp);
+
+        // A later run uses it (the JVM says so when asked).
+        Process second = start(Map.of("VECTORBERT_HOME", home.toString(), "VECTORBERT_JAVA_OPTS", "-Xlog:aot=info"),
+                "fill-mask", "--top-k", "1", "Paris is the [MASK] of France.");
+        assertEquals(0, second.waitFor(), stderr());
+        assertTrue(Files.readString(work.resolve("stdout")).contains("Opened AOT cache"), Files.readString(work.resolve("stdout")));
+
+        // Any jar of the class path rebuilt (here the engine's, not the command's own jar): the cache is stale and goes.
+        Path engine;
+        try (Stream<Path> jars = Files.list(tree.resolve("cli/target/lib"))) {
+            engine = jars.filter(j -> j.getFileName().toString().startsWith("vectorbert-engine-")).findFirst().orElseThrow();
+        }
+        Files.setLastModifiedTime(engine, FileTime.from(Files.getLastModifiedTime(engine).toInstant().plusSeconds(60)));
+        Process third = start(env, "tokenize", "x");
+        assertEquals(0, third.waitFor(), stderr());
+        assertFalse(Files.exists(aot), "a cache recorded with another engine jar is removed");
+        assertFalse(Files.exists(aot.resolveSibling("vectorbert.aot.stamp")));
+    }
+
+    private Process start(Map<String, String> env, String... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of(launcher.toString()));
+        command.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(command).directory(work.toFile())
+                .redirectOutput(work.resolve("stdout").toFile()).redirectError(work.resolve("stderr").toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        // The JDK running the tests is the one the launcher should find (a JDK 25).
+        pb.environment().put("JAVA_HOME", Path.of(ProcessHandle.current().info().command().orElseThrow()).getParent().getParent().toString());
+        pb.environment().remove("VECTORBERT_AOT");
+        pb.environment().putAll(env);
+        return pb.start();
+    }
+
+    private String stderr() throws IOException {
+        return Files.readString(work.resolve("stderr"), StandardCharsets.UTF_8);
+    }
+
+    private List<Path> partials() throws IOException {
+        try (Stream<Path> files = Files.list(work)) {
+            return files.filter(f -> f.getFileName().toString().endsWith(".partial")).toList();
+        }
+    }
+}
