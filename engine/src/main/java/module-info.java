@@ -6,6 +6,9 @@ module org.vectorbert.engine {
     requires transitive org.vectorbert.loader;
     requires transitive org.vectorbert.tokenizer;
     requires jdk.incubator.vector;
+    // The DiagnosticCommand MBean, through which KernelCompilation keeps the vector kernels out of C1.
+    requires java.management;
+    requires jdk.management;
 
     exports org.vectorbert.engine;
 }

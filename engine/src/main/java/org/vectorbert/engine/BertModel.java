@@ -32,6 +32,8 @@ public final class BertModel {
     private final String noMlmHead;
     /** One pass's buffers kept for the next (a second concurrent pass makes its own). */
     private final AtomicReference<Workspace> spare = new AtomicReference<>();
+    /** Whether the kernels reached C2's speed after warm-up; says so once if not. */
+    private final SlowPathCheck slowPathCheck = new SlowPathCheck();
 
     private BertModel(BertCheckpoint checkpoint, Precision precision) {
         this.directory = checkpoint.directory();
@@ -61,8 +63,11 @@ public final class BertModel {
 
     /** Opens a Hugging Face model directory with its matrices held at {@code precision}; the checkpoint is closed after. */
     public static BertModel load(Path directory, Precision precision) {
+        KernelCompilation.start();
         try (BertCheckpoint checkpoint = BertCheckpoint.open(directory)) {
             return new BertModel(checkpoint, precision);
+        } finally {
+            KernelCompilation.await();
         }
     }
 
@@ -211,11 +216,18 @@ public final class BertModel {
             encoder.forward(x, batch, ws, request, new BertEncoder.Kept(hiddenStates, attentions, queries, keys));
             float[] pooled = request.pooled() ? pooler.orElseThrow().forward(x, batch) : null;
             float[] logits = request.mlmRows().length > 0 ? mlmHead.orElseThrow().forward(x, request.mlmRows()) : null;
-            return reader.apply(new Output(batch, x, List.copyOf(hiddenStates), List.copyOf(attentions), List.copyOf(queries),
+            T result = reader.apply(new Output(batch, x, List.copyOf(hiddenStates), List.copyOf(attentions), List.copyOf(queries),
                     List.copyOf(keys), pooled, logits));
+            slowPathCheck.passDone(firstLayer(), config.headSize(), batch.rows(), batch.length());
+            return result;
         } finally {
             spare.set(ws);
         }
+    }
+
+    /** The first encoder layer: the weights {@link SlowPathCheck} times the kernels with. */
+    BertLayer firstLayer() {
+        return encoder.layers().getFirst();
     }
 
     private void check(Batch batch, Request request) {

@@ -1,0 +1,116 @@
+package org.vectorbert.engine;
+
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import javax.management.JMException;
+import javax.management.ObjectName;
+
+/**
+ * Keeps the Vector API kernels out of HotSpot's C1, in every JVM that loads a model, with no
+ * command-line flag: a compiler directive ({@code c1: {Exclude: true}} for the classes holding vector
+ * code), added at run time through the {@code DiagnosticCommand} platform MBean, the in-process form
+ * of {@code jcmd PID Compiler.directives_add}.
+ *
+ * <p>Why: only C2 turns Vector API calls into SIMD instructions; C1 and the interpreter run the
+ * API's Java fallback, which allocates every vector. Under the default tiered policy, C1 gives up on
+ * the attention-score kernel ("out of virtual registers") and a method can stay in tier-2 C1 code
+ * while C2's queue is long. Measured on the 2-core AVX-512 machine with default flags, a library
+ * program warmed up 8 s then measured 8 s: all-MiniLM-L6-v2 embeddings 26-172 texts/s over 12 fresh
+ * JVMs, 11 of them below 0.9x the best, and they did not recover with 30 s of warm-up. With the
+ * directive, the kernels are interpreted until C2 compiles them, and every start reaches full speed
+ * (figures in the README, {@code bench/startup-spread}). The match is the four classes with vector
+ * code only, so the loader's and the packing's scalar loops still get C1's quick compilation.
+ *
+ * <p>A JVM without the {@code jdk.management} module (a trimmed jlink image) or that refuses the
+ * directive gets one warning through {@code System.Logger} {@code org.vectorbert} saying what to do
+ * ({@code -XX:-TieredCompilation} does the same job from the command line); {@link SlowPathCheck}
+ * then tells whether a kernel really stayed slow.
+ */
+final class KernelCompilation {
+    private static final System.Logger LOG = System.getLogger("org.vectorbert");
+
+    /** The classes whose methods hold Vector API code (checked by a test against the sources). */
+    static final List<String> KERNEL_CLASSES = List.of("PanelTiles", "AttentionKernel", "RowKernels", "VectorMath");
+
+    /**
+     * Set by bin/vectorbert, which hands the JVM the same directive as a file on its command line
+     * ({@code bin/lib/kernel-directives.json}): that costs nothing, where the MBean server's start
+     * costs a one-shot command 120-270 ms of CPU.
+     */
+    static final String ON_COMMAND_LINE = "vectorbert.kernelDirective";
+
+    /** The directive, started once per JVM: null once added, else why not. */
+    private static CompletableFuture<String> added;
+    private static final AtomicBoolean WARNED = new AtomicBoolean();
+
+    private KernelCompilation() {}
+
+    /**
+     * Adds the directive on a thread of its own (the platform MBean server's start takes tens of
+     * milliseconds, which loading the weights hides); {@link #await} before the first forward pass.
+     */
+    static synchronized void start() {
+        if (added == null && "command-line".equals(System.getProperty(ON_COMMAND_LINE))) {
+            added = CompletableFuture.completedFuture(null);
+        } else if (added == null) {
+            added = CompletableFuture.supplyAsync(KernelCompilation::add,
+                    task -> Thread.ofPlatform().daemon().name("vectorbert-compiler-directive").start(task));
+        }
+    }
+
+    /** Waits for {@link #start}'s directive; says once if it could not be added. */
+    static void await() {
+        CompletableFuture<String> f;
+        synchronized (KernelCompilation.class) {
+            f = added;
+        }
+        if (f == null) {
+            return;
+        }
+        String failure = f.join();
+        if (failure != null && WARNED.compareAndSet(false, true)) {
+            LOG.log(Level.WARNING, "could not keep the vector kernels out of the JVM's C1 compiler (" + failure
+                    + "): in some starts a kernel stays in C1 code, which runs the Vector API's slow fallback, and"
+                    + " throughput drops to a third or less; run the JVM with -XX:-TieredCompilation to avoid it");
+        }
+    }
+
+    /** The directive's JSON: one entry matching every method of the kernel classes. */
+    static String directive() {
+        StringBuilder match = new StringBuilder();
+        for (String c : KERNEL_CLASSES) {
+            match.append(match.isEmpty() ? "" : ", ").append("\"org/vectorbert/engine/").append(c).append(".*\"");
+        }
+        return "[{ match: [" + match + "], c1: { Exclude: true } }]\n";
+    }
+
+    private static String add() {
+        Path file = null;
+        try {
+            file = Files.createTempFile("vectorbert-directive", ".json");
+            Files.writeString(file, directive());
+            Object answer = ManagementFactory.getPlatformMBeanServer().invoke(
+                    new ObjectName("com.sun.management:type=DiagnosticCommand"), "compilerDirectivesAdd",
+                    new Object[] {new String[] {file.toString()}}, new String[] {String[].class.getName()});
+            // HotSpot answers "1 compiler directives added"; anything else means it parsed none.
+            String text = String.valueOf(answer).strip();
+            return text.startsWith("1 compiler directives added") ? null : "the JVM answered: " + text.lines().findFirst().orElse("nothing");
+        } catch (JMException | IOException | RuntimeException | LinkageError e) {
+            return e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+        } finally {
+            if (file != null) {
+                try {
+                    Files.deleteIfExists(file);
+                } catch (IOException ignored) {
+                    // a temporary file left behind is harmless
+                }
+            }
+        }
+    }
+}

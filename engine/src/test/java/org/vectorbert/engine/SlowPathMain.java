@@ -1,0 +1,35 @@
+package org.vectorbert.engine;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * A JVM of its own for {@link SlowPathCheckTest}: loads the model in {@code args[0]}, runs passes of 16
+ * positions for {@code args[1]} seconds, then runs the slow-path check as a model does after warm-up
+ * (twice, as a kernel must be slow twice to be reported) and prints each kernel's speed, one per line.
+ */
+public final class SlowPathMain {
+    private SlowPathMain() {}
+
+    public static void main(String[] args) {
+        BertModel model = BertModel.load(Path.of(args[0]));
+        long until = System.nanoTime() + (long) (Double.parseDouble(args[1]) * 1e9);
+        int[] ids = new int[16];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = 1000 + 37 * i;
+        }
+        Batch batch = Batch.of(ids, new int[ids.length]);
+        BertModel.Request request = BertModel.Request.lastHiddenState();
+        do {
+            model.forward(batch, request);
+        } while (System.nanoTime() < until);
+        SlowPathCheck check = new SlowPathCheck(1, 0);
+        int headSize = model.config().headSize();
+        check.passDone(model.firstLayer(), headSize, batch.rows(), batch.length());
+        check.passDone(model.firstLayer(), headSize, batch.rows(), batch.length());
+        List<SlowPathCheck.Speed> speeds = SlowPathCheck.measure(model.firstLayer(), headSize, batch.rows(), batch.length());
+        for (SlowPathCheck.Speed s : speeds) {
+            System.out.println(s.kernel() + " " + s.value() + (s.slow() ? " slow" : ""));
+        }
+    }
+}
