@@ -19,12 +19,5 @@
 #   kept between 10% and 30% free after a full collection (Serial's default: 40-70%). embed also
 #   collects once per window of texts (EmbedCommand), so promoted garbage never makes it grow.
 #   fill-mask on bert-base end to end: 2.6-3.2 s with -Xms32m, 2.9-3.7 s without (3 runs each, interleaved).
-# - The vector kernels kept out of C1 (kernel-directives.json beside this file): C1 cannot compile the
-#   attention-score kernel, and C1 code runs the Vector API's slow fallback; with the directive they are
-#   interpreted until C2 compiles them, in every start (the engine's KernelCompilation says why and adds
-#   the same directive at run time in JVMs without this flag; here it is free, where the MBean that
-#   adds it costs a one-shot command 120-270 ms of CPU).
 java_flags=(--add-modules jdk.incubator.vector -XX:+UseSerialGC -Xms32m -Xmn24m -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30
-    -XX:CompileCommand=quiet "-XX:CompileCommand=CompileThresholdScaling,org.vectorbert.engine.*::*,0.05"
-    -XX:+UnlockDiagnosticVMOptions "-XX:CompilerDirectivesFile=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/kernel-directives.json"
-    -Dvectorbert.kernelDirective=command-line)
+    -XX:CompileCommand=quiet "-XX:CompileCommand=CompileThresholdScaling,org.vectorbert.engine.*::*,0.05")

@@ -39,11 +39,13 @@ final class KernelCompilation {
     static final List<String> KERNEL_CLASSES = List.of("PanelTiles", "AttentionKernel", "RowKernels", "VectorMath");
 
     /**
-     * Set by bin/vectorbert, which hands the JVM the same directive as a file on its command line
-     * ({@code bin/lib/kernel-directives.json}): that costs nothing, where the MBean server's start
-     * costs a one-shot command 120-270 ms of CPU.
+     * {@code -Dvectorbert.kernelDirective=off} leaves compilation to the JVM's flags, for a program that
+     * manages it itself (with {@code -XX:-TieredCompilation}, say) and would rather not start the platform
+     * MBean server (120-270 ms of CPU on a thread of its own, measured on the 2-core machine). The
+     * directive cannot come from the command line instead: {@code -XX:CompilerDirectivesFile} prints
+     * "1 compiler directives added" on standard output, where the command's results go.
      */
-    static final String ON_COMMAND_LINE = "vectorbert.kernelDirective";
+    static final String SWITCH = "vectorbert.kernelDirective";
 
     /** The directive, started once per JVM: null once added, else why not. */
     private static CompletableFuture<String> added;
@@ -56,7 +58,7 @@ final class KernelCompilation {
      * milliseconds, which loading the weights hides); {@link #await} before the first forward pass.
      */
     static synchronized void start() {
-        if (added == null && "command-line".equals(System.getProperty(ON_COMMAND_LINE))) {
+        if (added == null && "off".equals(System.getProperty(SWITCH))) {
             added = CompletableFuture.completedFuture(null);
         } else if (added == null) {
             added = CompletableFuture.supplyAsync(KernelCompilation::add,

@@ -36,8 +36,6 @@ class KernelCompilationTest {
             }
         }
         assertEquals(withVectors, new TreeSet<>(KernelCompilation.KERNEL_CLASSES));
-        // bin/vectorbert hands the same directive to the JVM as a file.
-        assertEquals(KernelCompilation.directive(), Files.readString(Path.of("../bin/lib/kernel-directives.json")));
     }
 
     @Test
@@ -60,6 +58,20 @@ class KernelCompilationTest {
         assertEquals(Set.of(), kernelTiers, "no kernel in C1's tiers");
         assertTrue(run.out().contains("org.vectorbert.engine.PanelTiles::f32R4V4"), "the matrix tile reached C2");
         assertFalse(c1Elsewhere.isEmpty(), "the rest of the engine still gets C1");
+        assertFalse(run.err().contains("could not keep"), run.err());
+    }
+
+    @Test
+    void offLeavesCompilationToTheJvm() throws Exception {
+        ChildJvm run = ChildJvm.run(dir, List.of("-XX:+PrintCompilation", "-Dvectorbert.kernelDirective=off"), SlowPathMain.class,
+                RealModels.allMiniLm().toString(), "3");
+        assertEquals(0, run.exit(), run.err());
+        Matcher m = COMPILED.matcher(run.out());
+        boolean kernelInC1 = false;
+        while (m.find()) {
+            kernelInC1 |= KernelCompilation.KERNEL_CLASSES.contains(m.group(3)) && !m.group(1).equals("4") && !m.group(1).equals("0");
+        }
+        assertTrue(kernelInC1, "without the directive, C1 compiles kernels as the tiered policy does");
         assertFalse(run.err().contains("could not keep"), run.err());
     }
 
