@@ -36,6 +36,15 @@ final class CliProcess {
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
     }
 
+    /** 20,000 lines that take the base model a while to embed, in {@code dir}/big.txt: a run to stop in its middle. */
+    static Path longInput(Path dir) throws IOException {
+        List<String> lines = new ArrayList<>();
+        for (int i = 0; i < 20_000; i++) {
+            lines.add("line " + i + " of a long input that takes a while to embed with the whole base model");
+        }
+        return Files.write(dir.resolve("big.txt"), lines);
+    }
+
     /** Sends a signal by name ({@code INT}, {@code TERM}) with the system's kill. */
     static void signal(Process p, String name) throws IOException, InterruptedException {
         new ProcessBuilder("kill", "-" + name, Long.toString(p.pid())).inheritIO().start().waitFor();

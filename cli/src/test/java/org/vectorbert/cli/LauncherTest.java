@@ -61,11 +61,7 @@ class LauncherTest {
 
     @Test
     void aSignalToTheLauncherStopsTheFirstRunAfterABuild() throws Exception {
-        List<String> lines = new ArrayList<>();
-        for (int i = 0; i < 20_000; i++) {
-            lines.add("line " + i + " of a long input that takes a while to embed with the whole base model");
-        }
-        Path input = Files.write(work.resolve("big.txt"), lines);
+        Path input = CliProcess.longInput(work);
         for (String signal : List.of("INT", "TERM")) {
             Path target = work.resolve("sig-" + signal + ".npy");
             Process p = start(Map.of(), "embed", "--model", TestModels.bertBaseUncased().toString(), "--file", input.toString(),

@@ -125,11 +125,7 @@ class ReliabilityTest {
 
     @Test
     void ctrlCAndSigtermLeaveNoPartialFile(@TempDir Path dir) throws Exception {
-        List<String> lines = new ArrayList<>();
-        for (int i = 0; i < 20_000; i++) {
-            lines.add("line " + i + " of a long input that takes a while to embed with the whole base model");
-        }
-        Path input = Files.write(dir.resolve("big.txt"), lines);
+        Path input = CliProcess.longInput(dir);
         for (String signal : List.of("INT", "TERM")) {
             Path target = dir.resolve("x-" + signal + ".npy");
             Process p = CliProcess.start(dir, List.of("embed", "--model", model.toString(), "--file", input.toString(), "--output",
