@@ -21,7 +21,7 @@ record BertEmbeddings(PackedMatrix words, String wordsName, float[] positions, f
         int h = c.hiddenSize();
         // float32 whatever the precision: the embeddings are looked up, not multiplied, except by the tied decoder.
         Tensor wordTensor = scope.tensor("word_embeddings.weight", c.vocabSize(), h);
-        PackedMatrix words = PackedMatrix.pack(wordTensor, null, Precision.F32);
+        PackedMatrix words = scope.packed(wordTensor, null, Precision.F32);
         return new BertEmbeddings(words, wordTensor.name(), scope.matrix("position_embeddings.weight", c.maxPositionEmbeddings(), h),
                 scope.matrix("token_type_embeddings.weight", c.typeVocabSize(), h),
                 LayerNorm.load(scope.child("LayerNorm"), c), h);

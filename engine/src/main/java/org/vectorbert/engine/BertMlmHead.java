@@ -34,7 +34,7 @@ record BertMlmHead(PackedMatrix transform, Activation activation, LayerNorm laye
         boolean tied = embeddings.isWordEmbeddings(decoderWeight);
         boolean share = tied && scope.precision() == Precision.F32;
         PackedMatrix decoder = share ? embeddings.words().withBias(bias.toFloatArray())
-                : PackedMatrix.pack(decoderWeight, bias, scope.precision());
+                : scope.packed(decoderWeight, bias, scope.precision());
         return Optional.of(new BertMlmHead(scope.child("transform.dense").linear(h, h), Activation.of(c),
                 LayerNorm.load(scope.child("transform.LayerNorm"), c), decoder, share));
     }

@@ -15,10 +15,11 @@ import org.vectorbert.tokenizer.BertTokenizer;
  * A BERT encoder with its optional heads, built as Hugging Face's {@code BertForMaskedLM} is:
  * {@code bert.embeddings}, {@code bert.encoder} (post-LN or pre-LN layers, as the config declares),
  * {@code bert.pooler} and {@code cls.predictions} when the checkpoint has them. Each block takes its
- * weights by their checkpoint names, copied once out of the validated, memory-mapped checkpoint
- * into float32 (or bfloat16) arrays laid out for the kernels; the checkpoint is closed after
- * loading, so the weights are resident once. Thread-safe: a forward pass keeps its working buffers
- * to itself.
+ * weights by their checkpoint names, out of the validated, memory-mapped checkpoint: the matrices
+ * packed for the kernels (float32 or bfloat16) are mapped read-only from a packed file in the
+ * vectorbert cache ({@link PackedWeights}), written once, the vectors copied; the checkpoint is
+ * closed after loading, so the weights are resident once. Thread-safe: a forward pass keeps its
+ * working buffers to itself.
  */
 public final class BertModel {
     private final Path directory;
@@ -35,7 +36,7 @@ public final class BertModel {
     /** Whether the kernels reached C2's speed after warm-up; says so once if not. */
     private final SlowPathCheck slowPathCheck = new SlowPathCheck();
 
-    private BertModel(BertCheckpoint checkpoint, Precision precision) {
+    private BertModel(BertCheckpoint checkpoint, Precision precision, PackedWeights packed) {
         this.directory = checkpoint.directory();
         this.config = checkpoint.config();
         this.precision = precision;
@@ -45,7 +46,7 @@ public final class BertModel {
         if (!contradictions.isEmpty()) {
             throw new EngineException(directory + ": " + String.join("; ", contradictions) + " (config.json does not describe these weights)");
         }
-        Scope root = Scope.root(checkpoint, precision);
+        Scope root = Scope.root(checkpoint, precision, packed);
         Scope bert = root.child("bert");
         embeddings = BertEmbeddings.load(bert.child("embeddings"), config);
         encoder = BertEncoder.load(bert.child("encoder"), config);
@@ -65,7 +66,8 @@ public final class BertModel {
     public static BertModel load(Path directory, Precision precision) {
         KernelCompilation.start();
         try (BertCheckpoint checkpoint = BertCheckpoint.open(directory)) {
-            return new BertModel(checkpoint, precision);
+            // The matrices are mapped from the packed file in the vectorbert cache, packed and written there first if need be.
+            return PackedWeights.load(checkpoint, precision, PackedWeights.directory(), packed -> new BertModel(checkpoint, precision, packed));
         } finally {
             KernelCompilation.await();
         }

@@ -1,8 +1,10 @@
 package org.vectorbert.engine;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 import org.vectorbert.loader.DType;
 import org.vectorbert.loader.Tensor;
 
@@ -17,6 +19,15 @@ import org.vectorbert.loader.Tensor;
  * <p>In {@link Precision#BF16} the panel holds bfloat16 values two to an int: for input k, int j
  * of group g carries column g·2L + j in its low 16 bits and column g·2L + L + j in its high 16,
  * so one int vector widens to two float vectors with a shift and a mask.
+ *
+ * <p>The panels live in a {@link MemorySegment}, always native and 64-byte aligned, little-endian:
+ * packed in memory off the heap (an {@link Arena}), or a slice of the read-only mapping of
+ * a packed file ({@link PackedWeights}). The kernels are fastest when one JVM's forward passes see one
+ * kind of segment: a JVM that ran the tiles on in-memory segments and then a bert-base pass on mapped
+ * ones measured 1.46 x the pass's CPU time (337 vs 230 ms, 1 x 128, one thread) against 0.90 x with
+ * mapped ones alone, the Vector API's loads then being compiled for two segment classes. So a model
+ * is either all mapped (its packed file) or all in memory (a cache that cannot be written); only
+ * {@link DenseLayer} and tests pack in memory beside mapped models.
  */
 final class PackedMatrix {
     /**
@@ -27,27 +38,39 @@ final class PackedMatrix {
     static final int VECTORS = VectorMath.L >= 16 ? 4 : 2;
     /** Output columns per panel (64 with 512-bit vectors, 16 with 256-bit ones). */
     static final int PANEL = VECTORS * VectorMath.L;
+    /**
+     * Alignment of every panel segment: a cache line, the widest vector. A float[]'s data starts 16
+     * bytes into a line, so every 512-bit weight load from an array panel split two lines: measured in
+     * thread CPU time, one kernel thread, AVX-512, 128 rows x 768 -> 768 took 1.02 ms from arrays,
+     * 0.81 ms from a 64-byte-aligned segment, and 1.05 ms from the same segment 16 bytes off; 768 ->
+     * 3072 4.17 / 3.36 / 4.30 ms; a bert-base 1 x 128 pass 212 -> 185 ms.
+     */
+    static final long ALIGNMENT = 64;
+    static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfShort BF16_BITS = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     final int out;
     final int in;
-    /** float32 panels, or null in bf16. */
-    final float[] panels;
-    /** bfloat16 panels, two values per int, or null in float32. */
-    final int[] pairs;
+    /** The panels: float32 values, or bfloat16 values two to an int when {@link #bf16}; native, 64-byte aligned. */
+    final MemorySegment weights;
+    /** Whether {@link #weights} holds bfloat16 pairs. */
+    final boolean bf16;
     /** The bias, zero-padded to whole panels (zeros when the layer has none). */
     final float[] bias;
 
-    private PackedMatrix(int out, int in, float[] panels, int[] pairs, float[] bias) {
+    PackedMatrix(int out, int in, MemorySegment weights, boolean bf16, float[] bias) {
+        if (weights.byteSize() != weightBytes(out, in, bf16) || weights.address() % ALIGNMENT != 0 || bias.length != panelCount(out) * PANEL) {
+            throw new IllegalArgumentException("panels of " + weights.byteSize() + " bytes at " + weights.address() + " for " + out + " x " + in);
+        }
         this.out = out;
         this.in = in;
-        this.panels = panels;
-        this.pairs = pairs;
+        this.weights = weights;
+        this.bf16 = bf16;
         this.bias = bias;
     }
 
     int panelCount() {
-        return (out + PANEL - 1) / PANEL;
+        return panelCount(out);
     }
 
     /** Whether panel p has PANEL real columns (only the last one can be short). */
@@ -57,7 +80,12 @@ final class PackedMatrix {
 
     /** Bytes the matrix holds. */
     long bytes() {
-        return (panels != null ? 4L * panels.length : 4L * pairs.length) + 4L * bias.length;
+        return weights.byteSize() + 4L * bias.length;
+    }
+
+    /** Bytes of the panels of an [out, in] matrix. */
+    static long weightBytes(int out, int in, boolean bf16) {
+        return (long) panelCount(out) * PANEL * in * (bf16 ? 2 : 4);
     }
 
     /** {@code out = x · Wᵀ + b} for {@code rows} rows of x ([rows, in]) into out ([rows, out]). */
@@ -67,61 +95,93 @@ final class PackedMatrix {
 
     /** The same weights with another bias (null for none): the tied MLM decoder shares the word embeddings' panels. */
     PackedMatrix withBias(float[] otherBias) {
-        return new PackedMatrix(out, in, panels, pairs, paddedBias(otherBias, out));
+        return new PackedMatrix(out, in, weights, bf16, paddedBias(otherBias, out));
     }
 
     /** Row {@code o} of W ([in] floats) into {@code dst} from {@code off}: an embedding lookup in a float32 matrix. */
     void copyRow(int o, float[] dst, int off) {
-        int base = (o / PANEL) * PANEL * in + (o % PANEL);
+        long base = (long) (o / PANEL) * PANEL * in + (o % PANEL);
         for (int k = 0; k < in; k++) {
-            dst[off + k] = panels[base + k * PANEL];
+            dst[off + k] = weights.getAtIndex(F32, base + (long) k * PANEL);
         }
     }
 
     /** Packs a row-major [out, in] float32 matrix and its bias (null for none). */
     static PackedMatrix pack(float[] w, int out, int in, float[] bias) {
-        float[] panels = new float[panelCount(out) * PANEL * in];
-        for (int o = 0; o < out; o++) {
-            packRow(w, o * in, panels, o, in);
+        MemorySegment panels = allocate(weightBytes(out, in, false), Arena.ofAuto());
+        float[] panel = new float[PANEL * in];
+        for (int p = 0; p < panelCount(out); p++) {
+            Arrays.fill(panel, 0);
+            for (int o = p * PANEL; o < Math.min(out, (p + 1) * PANEL); o++) {
+                packRow(w, o * in, panel, o % PANEL, in);
+            }
+            MemorySegment.copy(panel, 0, panels, F32, (long) p * panel.length * Float.BYTES, panel.length);
         }
-        return new PackedMatrix(out, in, panels, null, paddedBias(bias, out));
+        return new PackedMatrix(out, in, panels, false, paddedBias(bias, out));
     }
 
     /**
      * Packs a weight tensor read from a checkpoint, with its bias (null for none), at the given
-     * precision. Rows are read straight from the mapped file one at a time, so loading allocates
-     * the packed matrix and nothing as large beside it. Panels are packed in parallel when the
-     * kernel threads are free (the word embeddings, 94 MB in bert-base, took 60 ms more alone).
+     * precision, off the heap. Rows are read straight from the mapped file one at a time, so loading
+     * allocates the packed matrix and nothing as large beside it. Panels are packed in parallel when
+     * the kernel threads are free (the word embeddings, 94 MB in bert-base, took 60 ms more alone).
      */
     static PackedMatrix pack(Tensor t, Tensor bias, Precision precision) {
-        int out = (int) t.shape()[0];
-        int in = (int) t.shape()[1];
-        float[] b = paddedBias(bias == null ? null : bias.toFloatArray(), out);
-        if (precision == Precision.BF16) {
-            return new PackedMatrix(out, in, null, packBf16(t, out, in), b);
-        }
-        float[] panels = new float[panelCount(out) * PANEL * in];
-        Parallel.forRange(panelCount(out), 1, (from, to) -> {
-            float[] row = new float[in];
-            for (int o = from * PANEL; o < Math.min(out, to * PANEL); o++) {
-                if (t.dtype() == DType.F32) {
-                    MemorySegment.copy(t.data(), Tensor.F32, (long) o * in * Float.BYTES, row, 0, in);
-                } else {
-                    for (int k = 0; k < in; k++) {
-                        row[k] = t.getFloat((long) o * in + k);
-                    }
-                }
-                packRow(row, 0, panels, o, in);
-            }
-        });
-        return new PackedMatrix(out, in, panels, null, b);
+        return pack(t, bias, precision, Arena.ofAuto());
     }
 
-    private static int panelCount(int out) {
+    /** {@link #pack(Tensor, Tensor, Precision)} into memory of {@code arena}. */
+    static PackedMatrix pack(Tensor t, Tensor bias, Precision precision, Arena arena) {
+        int out = (int) t.shape()[0];
+        int in = (int) t.shape()[1];
+        boolean bf16 = precision == Precision.BF16;
+        MemorySegment panels = allocate(weightBytes(out, in, bf16), arena);
+        packInto(t, bf16, panels);
+        return new PackedMatrix(out, in, panels, bf16, paddedBias(bias == null ? null : bias.toFloatArray(), out));
+    }
+
+    /** Packs t's panels into {@code panels} ({@link #weightBytes} long), whole panels at a time, each written once. */
+    private static void packInto(Tensor t, boolean bf16, MemorySegment panels) {
+        int out = (int) t.shape()[0];
+        int in = (int) t.shape()[1];
+        Parallel.forRange(panelCount(out), 1, (from, to) -> {
+            float[] row = new float[in];
+            float[] panel = bf16 ? null : new float[PANEL * in];
+            int[] pairs = bf16 ? new int[PANEL / 2 * in] : null;
+            for (int p = from; p < to; p++) {
+                if (bf16) {
+                    Arrays.fill(pairs, 0);
+                    packBf16Panel(t, in, pairs, p * PANEL, Math.min(out, (p + 1) * PANEL));
+                    MemorySegment.copy(pairs, 0, panels, ValueLayout.JAVA_INT.withOrder(ByteOrder.LITTLE_ENDIAN),
+                            (long) p * pairs.length * Integer.BYTES, pairs.length);
+                    continue;
+                }
+                Arrays.fill(panel, 0);
+                for (int o = p * PANEL; o < Math.min(out, (p + 1) * PANEL); o++) {
+                    if (t.dtype() == DType.F32) {
+                        MemorySegment.copy(t.data(), Tensor.F32, (long) o * in * Float.BYTES, row, 0, in);
+                    } else {
+                        for (int k = 0; k < in; k++) {
+                            row[k] = t.getFloat((long) o * in + k);
+                        }
+                    }
+                    packRow(row, 0, panel, o % PANEL, in);
+                }
+                MemorySegment.copy(panel, 0, panels, F32, (long) p * panel.length * Float.BYTES, panel.length);
+            }
+        });
+    }
+
+    /** Native memory for panels, 64-byte aligned. */
+    private static MemorySegment allocate(long bytes, Arena arena) {
+        return arena.allocate(Math.max(bytes, 1), ALIGNMENT).asSlice(0, bytes);
+    }
+
+    static int panelCount(int out) {
         return (out + PANEL - 1) / PANEL;
     }
 
-    private static float[] paddedBias(float[] bias, int out) {
+    static float[] paddedBias(float[] bias, int out) {
         float[] padded = new float[panelCount(out) * PANEL];
         if (bias != null) {
             System.arraycopy(bias, 0, padded, 0, out);
@@ -129,28 +189,20 @@ final class PackedMatrix {
         return padded;
     }
 
-    /** Puts row {@code o} of W (read from {@code src} at {@code off}) into its panel's column. */
-    private static void packRow(float[] src, int off, float[] panels, int o, int in) {
-        int base = (o / PANEL) * PANEL * in + (o % PANEL);
+    /** Puts a row of W (read from {@code src} at {@code off}) into column {@code c} of a panel ([in][PANEL]). */
+    private static void packRow(float[] src, int off, float[] panel, int c, int in) {
         for (int k = 0; k < in; k++) {
-            panels[base + k * PANEL] = src[off + k];
+            panel[c + k * PANEL] = src[off + k];
         }
     }
 
-    private static int[] packBf16(Tensor t, int out, int in) {
-        int[] pairs = new int[panelCount(out) * (PANEL / 2) * in];
-        Parallel.forRange(panelCount(out), 1, (from, to) -> packBf16Rows(t, in, pairs, from * PANEL, Math.min(out, to * PANEL)));
-        return pairs;
-    }
-
-    /** Rows [from, to) of t into their bf16 panels (each panel's ints are written by one thread only). */
-    private static void packBf16Rows(Tensor t, int in, int[] pairs, int from, int to) {
+    /** Rows [from, to) of t, one panel's, into its bf16 pairs ([in][PANEL / 2] ints). */
+    private static void packBf16Panel(Tensor t, int in, int[] pairs, int from, int to) {
         int L = VectorMath.L;
         int intsPerInput = PANEL / 2;
         for (int o = from; o < to; o++) {
             int c = o % PANEL;
-            int group = c / (2 * L);
-            int base = (o / PANEL) * intsPerInput * in + group * L + c % L;
+            int base = c / (2 * L) * L + c % L;
             int shift = c % (2 * L) < L ? 0 : 16;
             for (int k = 0; k < in; k++) {
                 long i = (long) o * in + k;

@@ -6,6 +6,8 @@ import static org.vectorbert.engine.VectorMath.I;
 import static org.vectorbert.engine.VectorMath.L;
 import static org.vectorbert.engine.VectorMath.S;
 
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteOrder;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorOperators;
@@ -21,10 +23,17 @@ import jdk.incubator.vector.VectorOperators;
  * follows the vector registers: 4 vectors (16 accumulators of a 4-row tile, 4 weights and a
  * broadcast: 21 of AVX-512's 32 registers), or 2 where there are 16 (AVX2: 15 of 16 at 6 rows).
  * Four-vector panels run 4-row tiles, two-vector ones 6-row tiles; the rest take what is left.
+ * Weights are read from the matrix's MemorySegment (native or a mapped packed file, 64-byte
+ * aligned: see PackedMatrix.ALIGNMENT for what that bought over float[] panels).
  */
 
 /** The tiles of {@link MatMul}: rows of x times one panel of a {@link PackedMatrix}, plus its bias, into out. */
 final class PanelTiles {
+    /** Bytes of one vector of weights. */
+    private static final long VB = (long) L * Float.BYTES;
+    /** Weights are stored little-endian (PackedMatrix, PackedWeights' files): the order x86 and AArch64 load natively. */
+    private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
+
     private PanelTiles() {}
 
     /**
@@ -33,56 +42,56 @@ final class PanelTiles {
      * apart). count is 1, 4, 5 or 6 (and 2 or 3 with two-vector panels).
      */
     static void tile(int count, float[] x, int x0, int in, PackedMatrix w, int p, float[] out, int o0, int stride) {
-        int base = p * PANEL * in;
-        if (PackedMatrix.VECTORS == 4 && w.pairs == null) {
+        long base = (long) p * PANEL * in * (w.bf16 ? 2 : Float.BYTES);
+        if (PackedMatrix.VECTORS == 4 && !w.bf16) {
             switch (count) {
-                case 1 -> f32R1V4(x, x0, in, w.panels, base, w.bias, p * PANEL, out, o0, stride);
-                case 4 -> f32R4V4(x, x0, in, w.panels, base, w.bias, p * PANEL, out, o0, stride);
-                case 5 -> f32R5V4(x, x0, in, w.panels, base, w.bias, p * PANEL, out, o0, stride);
-                case 6 -> f32R6V4(x, x0, in, w.panels, base, w.bias, p * PANEL, out, o0, stride);
+                case 1 -> f32R1V4(x, x0, in, w.weights, base, w.bias, p * PANEL, out, o0, stride);
+                case 4 -> f32R4V4(x, x0, in, w.weights, base, w.bias, p * PANEL, out, o0, stride);
+                case 5 -> f32R5V4(x, x0, in, w.weights, base, w.bias, p * PANEL, out, o0, stride);
+                case 6 -> f32R6V4(x, x0, in, w.weights, base, w.bias, p * PANEL, out, o0, stride);
                 default -> throw new IllegalArgumentException("no tile of " + count + " rows");
             }
         } else if (PackedMatrix.VECTORS == 4) {
             switch (count) {
-                case 1 -> bf16R1V4(x, x0, in, w.pairs, base / 2, w.bias, p * PANEL, out, o0, stride);
-                case 4 -> bf16R4V4(x, x0, in, w.pairs, base / 2, w.bias, p * PANEL, out, o0, stride);
-                case 5 -> bf16R5V4(x, x0, in, w.pairs, base / 2, w.bias, p * PANEL, out, o0, stride);
-                case 6 -> bf16R6V4(x, x0, in, w.pairs, base / 2, w.bias, p * PANEL, out, o0, stride);
+                case 1 -> bf16R1V4(x, x0, in, w.weights, base, w.bias, p * PANEL, out, o0, stride);
+                case 4 -> bf16R4V4(x, x0, in, w.weights, base, w.bias, p * PANEL, out, o0, stride);
+                case 5 -> bf16R5V4(x, x0, in, w.weights, base, w.bias, p * PANEL, out, o0, stride);
+                case 6 -> bf16R6V4(x, x0, in, w.weights, base, w.bias, p * PANEL, out, o0, stride);
                 default -> throw new IllegalArgumentException("no tile of " + count + " rows");
             }
-        } else if (w.pairs == null) {
+        } else if (!w.bf16) {
             switch (count) {
-                case 1 -> f32R1V2(x, x0, in, w.panels, base, w.bias, p * PANEL, out, o0, stride);
-                case 2 -> f32R2V2(x, x0, in, w.panels, base, w.bias, p * PANEL, out, o0, stride);
-                case 3 -> f32R3V2(x, x0, in, w.panels, base, w.bias, p * PANEL, out, o0, stride);
-                case 4 -> f32R4V2(x, x0, in, w.panels, base, w.bias, p * PANEL, out, o0, stride);
-                case 5 -> f32R5V2(x, x0, in, w.panels, base, w.bias, p * PANEL, out, o0, stride);
-                case 6 -> f32R6V2(x, x0, in, w.panels, base, w.bias, p * PANEL, out, o0, stride);
+                case 1 -> f32R1V2(x, x0, in, w.weights, base, w.bias, p * PANEL, out, o0, stride);
+                case 2 -> f32R2V2(x, x0, in, w.weights, base, w.bias, p * PANEL, out, o0, stride);
+                case 3 -> f32R3V2(x, x0, in, w.weights, base, w.bias, p * PANEL, out, o0, stride);
+                case 4 -> f32R4V2(x, x0, in, w.weights, base, w.bias, p * PANEL, out, o0, stride);
+                case 5 -> f32R5V2(x, x0, in, w.weights, base, w.bias, p * PANEL, out, o0, stride);
+                case 6 -> f32R6V2(x, x0, in, w.weights, base, w.bias, p * PANEL, out, o0, stride);
                 default -> throw new IllegalArgumentException("no tile of " + count + " rows");
             }
         } else {
             switch (count) {
-                case 1 -> bf16R1V2(x, x0, in, w.pairs, base / 2, w.bias, p * PANEL, out, o0, stride);
-                case 2 -> bf16R2V2(x, x0, in, w.pairs, base / 2, w.bias, p * PANEL, out, o0, stride);
-                case 3 -> bf16R3V2(x, x0, in, w.pairs, base / 2, w.bias, p * PANEL, out, o0, stride);
-                case 4 -> bf16R4V2(x, x0, in, w.pairs, base / 2, w.bias, p * PANEL, out, o0, stride);
-                case 5 -> bf16R5V2(x, x0, in, w.pairs, base / 2, w.bias, p * PANEL, out, o0, stride);
-                case 6 -> bf16R6V2(x, x0, in, w.pairs, base / 2, w.bias, p * PANEL, out, o0, stride);
+                case 1 -> bf16R1V2(x, x0, in, w.weights, base, w.bias, p * PANEL, out, o0, stride);
+                case 2 -> bf16R2V2(x, x0, in, w.weights, base, w.bias, p * PANEL, out, o0, stride);
+                case 3 -> bf16R3V2(x, x0, in, w.weights, base, w.bias, p * PANEL, out, o0, stride);
+                case 4 -> bf16R4V2(x, x0, in, w.weights, base, w.bias, p * PANEL, out, o0, stride);
+                case 5 -> bf16R5V2(x, x0, in, w.weights, base, w.bias, p * PANEL, out, o0, stride);
+                case 6 -> bf16R6V2(x, x0, in, w.weights, base, w.bias, p * PANEL, out, o0, stride);
                 default -> throw new IllegalArgumentException("no tile of " + count + " rows");
             }
         }
     }
 
     /** 1 row through a 2-vector float32 panel. */
-    private static void f32R1V2(float[] x, int x0, int in, float[] w, int base, float[] bias, int bo, float[] out, int o0, int stride) {
+    private static void f32R1V2(float[] x, int x0, int in, MemorySegment w, long base, float[] bias, int bo, float[] out, int o0, int stride) {
         FloatVector b0 = FloatVector.fromArray(S, bias, bo);
         FloatVector b1 = FloatVector.fromArray(S, bias, bo + L);
         FloatVector a00 = b0;
         FloatVector a01 = b1;
         for (int k = 0; k < in; k++) {
-            int wk = base + k * PANEL;
-            FloatVector w0 = FloatVector.fromArray(S, w, wk);
-            FloatVector w1 = FloatVector.fromArray(S, w, wk + L);
+            long wk = base + (long) k * (PANEL * Float.BYTES);
+            FloatVector w0 = FloatVector.fromMemorySegment(S, w, wk, LE);
+            FloatVector w1 = FloatVector.fromMemorySegment(S, w, wk + VB, LE);
             FloatVector u = FloatVector.broadcast(S, x[x0 + k]);
             a00 = w0.fma(u, a00);
             a01 = w1.fma(u, a01);
@@ -92,7 +101,7 @@ final class PanelTiles {
     }
 
     /** 2 rows through a 2-vector float32 panel. */
-    private static void f32R2V2(float[] x, int x0, int in, float[] w, int base, float[] bias, int bo, float[] out, int o0, int stride) {
+    private static void f32R2V2(float[] x, int x0, int in, MemorySegment w, long base, float[] bias, int bo, float[] out, int o0, int stride) {
         int x1 = x0 + in;
         int o1 = o0 + stride;
         FloatVector b0 = FloatVector.fromArray(S, bias, bo);
@@ -102,9 +111,9 @@ final class PanelTiles {
         FloatVector a10 = b0;
         FloatVector a11 = b1;
         for (int k = 0; k < in; k++) {
-            int wk = base + k * PANEL;
-            FloatVector w0 = FloatVector.fromArray(S, w, wk);
-            FloatVector w1 = FloatVector.fromArray(S, w, wk + L);
+            long wk = base + (long) k * (PANEL * Float.BYTES);
+            FloatVector w0 = FloatVector.fromMemorySegment(S, w, wk, LE);
+            FloatVector w1 = FloatVector.fromMemorySegment(S, w, wk + VB, LE);
             FloatVector u = FloatVector.broadcast(S, x[x0 + k]);
             a00 = w0.fma(u, a00);
             a01 = w1.fma(u, a01);
@@ -119,7 +128,7 @@ final class PanelTiles {
     }
 
     /** 3 rows through a 2-vector float32 panel. */
-    private static void f32R3V2(float[] x, int x0, int in, float[] w, int base, float[] bias, int bo, float[] out, int o0, int stride) {
+    private static void f32R3V2(float[] x, int x0, int in, MemorySegment w, long base, float[] bias, int bo, float[] out, int o0, int stride) {
         int x1 = x0 + in, x2 = x1 + in;
         int o1 = o0 + stride, o2 = o1 + stride;
         FloatVector b0 = FloatVector.fromArray(S, bias, bo);
@@ -131,9 +140,9 @@ final class PanelTiles {
         FloatVector a20 = b0;
         FloatVector a21 = b1;
         for (int k = 0; k < in; k++) {
-            int wk = base + k * PANEL;
-            FloatVector w0 = FloatVector.fromArray(S, w, wk);
-            FloatVector w1 = FloatVector.fromArray(S, w, wk + L);
+            long wk = base + (long) k * (PANEL * Float.BYTES);
+            FloatVector w0 = FloatVector.fromMemorySegment(S, w, wk, LE);
+            FloatVector w1 = FloatVector.fromMemorySegment(S, w, wk + VB, LE);
             FloatVector u = FloatVector.broadcast(S, x[x0 + k]);
             a00 = w0.fma(u, a00);
             a01 = w1.fma(u, a01);
@@ -153,7 +162,7 @@ final class PanelTiles {
     }
 
     /** 4 rows through a 2-vector float32 panel. */
-    private static void f32R4V2(float[] x, int x0, int in, float[] w, int base, float[] bias, int bo, float[] out, int o0, int stride) {
+    private static void f32R4V2(float[] x, int x0, int in, MemorySegment w, long base, float[] bias, int bo, float[] out, int o0, int stride) {
         int x1 = x0 + in, x2 = x1 + in, x3 = x2 + in;
         int o1 = o0 + stride, o2 = o1 + stride, o3 = o2 + stride;
         FloatVector b0 = FloatVector.fromArray(S, bias, bo);
@@ -167,9 +176,9 @@ final class PanelTiles {
         FloatVector a30 = b0;
         FloatVector a31 = b1;
         for (int k = 0; k < in; k++) {
-            int wk = base + k * PANEL;
-            FloatVector w0 = FloatVector.fromArray(S, w, wk);
-            FloatVector w1 = FloatVector.fromArray(S, w, wk + L);
+            long wk = base + (long) k * (PANEL * Float.BYTES);
+            FloatVector w0 = FloatVector.fromMemorySegment(S, w, wk, LE);
+            FloatVector w1 = FloatVector.fromMemorySegment(S, w, wk + VB, LE);
             FloatVector u = FloatVector.broadcast(S, x[x0 + k]);
             a00 = w0.fma(u, a00);
             a01 = w1.fma(u, a01);
@@ -194,7 +203,7 @@ final class PanelTiles {
     }
 
     /** 5 rows through a 2-vector float32 panel. */
-    private static void f32R5V2(float[] x, int x0, int in, float[] w, int base, float[] bias, int bo, float[] out, int o0, int stride) {
+    private static void f32R5V2(float[] x, int x0, int in, MemorySegment w, long base, float[] bias, int bo, float[] out, int o0, int stride) {
         int x1 = x0 + in, x2 = x1 + in, x3 = x2 + in, x4 = x3 + in;
         int o1 = o0 + stride, o2 = o1 + stride, o3 = o2 + stride, o4 = o3 + stride;
         FloatVector b0 = FloatVector.fromArray(S, bias, bo);
@@ -210,9 +219,9 @@ final class PanelTiles {
         FloatVector a40 = b0;
         FloatVector a41 = b1;
         for (int k = 0; k < in; k++) {
-            int wk = base + k * PANEL;
-            FloatVector w0 = FloatVector.fromArray(S, w, wk);
-            FloatVector w1 = FloatVector.fromArray(S, w, wk + L);
+            long wk = base + (long) k * (PANEL * Float.BYTES);
+            FloatVector w0 = FloatVector.fromMemorySegment(S, w, wk, LE);
+            FloatVector w1 = FloatVector.fromMemorySegment(S, w, wk + VB, LE);
             FloatVector u = FloatVector.broadcast(S, x[x0 + k]);
             a00 = w0.fma(u, a00);
             a01 = w1.fma(u, a01);
@@ -242,7 +251,7 @@ final class PanelTiles {
     }
 
     /** 6 rows through a 2-vector float32 panel. */
-    private static void f32R6V2(float[] x, int x0, int in, float[] w, int base, float[] bias, int bo, float[] out, int o0, int stride) {
+    private static void f32R6V2(float[] x, int x0, int in, MemorySegment w, long base, float[] bias, int bo, float[] out, int o0, int stride) {
         int x1 = x0 + in, x2 = x1 + in, x3 = x2 + in, x4 = x3 + in, x5 = x4 + in;
         int o1 = o0 + stride, o2 = o1 + stride, o3 = o2 + stride, o4 = o3 + stride, o5 = o4 + stride;
         FloatVector b0 = FloatVector.fromArray(S, bias, bo);
@@ -260,9 +269,9 @@ final class PanelTiles {
         FloatVector a50 = b0;
         FloatVector a51 = b1;
         for (int k = 0; k < in; k++) {
-            int wk = base + k * PANEL;
-            FloatVector w0 = FloatVector.fromArray(S, w, wk);
-            FloatVector w1 = FloatVector.fromArray(S, w, wk + L);
+            long wk = base + (long) k * (PANEL * Float.BYTES);
+            FloatVector w0 = FloatVector.fromMemorySegment(S, w, wk, LE);
+            FloatVector w1 = FloatVector.fromMemorySegment(S, w, wk + VB, LE);
             FloatVector u = FloatVector.broadcast(S, x[x0 + k]);
             a00 = w0.fma(u, a00);
             a01 = w1.fma(u, a01);
@@ -297,14 +306,14 @@ final class PanelTiles {
     }
 
     /** 1 row through a 2-vector bfloat16 panel (two columns to an int, widened exactly). */
-    private static void bf16R1V2(float[] x, int x0, int in, int[] w, int base, float[] bias, int bo, float[] out, int o0, int stride) {
+    private static void bf16R1V2(float[] x, int x0, int in, MemorySegment w, long base, float[] bias, int bo, float[] out, int o0, int stride) {
         FloatVector b0 = FloatVector.fromArray(S, bias, bo);
         FloatVector b1 = FloatVector.fromArray(S, bias, bo + L);
         FloatVector a00 = b0;
         FloatVector a01 = b1;
         for (int k = 0; k < in; k++) {
-            int wk = base + k * L;
-            IntVector p0 = IntVector.fromArray(I, w, wk);
+            long wk = base + (long) k * (PANEL * 2);
+            IntVector p0 = IntVector.fromMemorySegment(I, w, wk, LE);
             FloatVector w0 = p0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
             FloatVector w1 = p0.and(HIGH_HALF).reinterpretAsFloats();
             FloatVector u = FloatVector.broadcast(S, x[x0 + k]);
@@ -316,7 +325,7 @@ final class PanelTiles {
     }
 
     /** 2 rows through a 2-vector bfloat16 panel (two columns to an int, widened exactly). */
-    private static void bf16R2V2(float[] x, int x0, int in, int[] w, int base, float[] bias, int bo, float[] out, int o0, int stride) {
+    private static void bf16R2V2(float[] x, int x0, int in, MemorySegment w, long base, float[] bias, int bo, float[] out, int o0, int stride) {
         int x1 = x0 + in;
         int o1 = o0 + stride;
         FloatVector b0 = FloatVector.fromArray(S, bias, bo);
@@ -326,8 +335,8 @@ final class PanelTiles {
         FloatVector a10 = b0;
         FloatVector a11 = b1;
         for (int k = 0; k < in; k++) {
-            int wk = base + k * L;
-            IntVector p0 = IntVector.fromArray(I, w, wk);
+            long wk = base + (long) k * (PANEL * 2);
+            IntVector p0 = IntVector.fromMemorySegment(I, w, wk, LE);
             FloatVector w0 = p0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
             FloatVector w1 = p0.and(HIGH_HALF).reinterpretAsFloats();
             FloatVector u = FloatVector.broadcast(S, x[x0 + k]);
@@ -344,7 +353,7 @@ final class PanelTiles {
     }
 
     /** 3 rows through a 2-vector bfloat16 panel (two columns to an int, widened exactly). */
-    private static void bf16R3V2(float[] x, int x0, int in, int[] w, int base, float[] bias, int bo, float[] out, int o0, int stride) {
+    private static void bf16R3V2(float[] x, int x0, int in, MemorySegment w, long base, float[] bias, int bo, float[] out, int o0, int stride) {
         int x1 = x0 + in, x2 = x1 + in;
         int o1 = o0 + stride, o2 = o1 + stride;
         FloatVector b0 = FloatVector.fromArray(S, bias, bo);
@@ -356,8 +365,8 @@ final class PanelTiles {
         FloatVector a20 = b0;
         FloatVector a21 = b1;
         for (int k = 0; k < in; k++) {
-            int wk = base + k * L;
-            IntVector p0 = IntVector.fromArray(I, w, wk);
+            long wk = base + (long) k * (PANEL * 2);
+            IntVector p0 = IntVector.fromMemorySegment(I, w, wk, LE);
             FloatVector w0 = p0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
             FloatVector w1 = p0.and(HIGH_HALF).reinterpretAsFloats();
             FloatVector u = FloatVector.broadcast(S, x[x0 + k]);
@@ -379,7 +388,7 @@ final class PanelTiles {
     }
 
     /** 4 rows through a 2-vector bfloat16 panel (two columns to an int, widened exactly). */
-    private static void bf16R4V2(float[] x, int x0, int in, int[] w, int base, float[] bias, int bo, float[] out, int o0, int stride) {
+    private static void bf16R4V2(float[] x, int x0, int in, MemorySegment w, long base, float[] bias, int bo, float[] out, int o0, int stride) {
         int x1 = x0 + in, x2 = x1 + in, x3 = x2 + in;
         int o1 = o0 + stride, o2 = o1 + stride, o3 = o2 + stride;
         FloatVector b0 = FloatVector.fromArray(S, bias, bo);
@@ -393,8 +402,8 @@ final class PanelTiles {
         FloatVector a30 = b0;
         FloatVector a31 = b1;
         for (int k = 0; k < in; k++) {
-            int wk = base + k * L;
-            IntVector p0 = IntVector.fromArray(I, w, wk);
+            long wk = base + (long) k * (PANEL * 2);
+            IntVector p0 = IntVector.fromMemorySegment(I, w, wk, LE);
             FloatVector w0 = p0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
             FloatVector w1 = p0.and(HIGH_HALF).reinterpretAsFloats();
             FloatVector u = FloatVector.broadcast(S, x[x0 + k]);
@@ -421,7 +430,7 @@ final class PanelTiles {
     }
 
     /** 5 rows through a 2-vector bfloat16 panel (two columns to an int, widened exactly). */
-    private static void bf16R5V2(float[] x, int x0, int in, int[] w, int base, float[] bias, int bo, float[] out, int o0, int stride) {
+    private static void bf16R5V2(float[] x, int x0, int in, MemorySegment w, long base, float[] bias, int bo, float[] out, int o0, int stride) {
         int x1 = x0 + in, x2 = x1 + in, x3 = x2 + in, x4 = x3 + in;
         int o1 = o0 + stride, o2 = o1 + stride, o3 = o2 + stride, o4 = o3 + stride;
         FloatVector b0 = FloatVector.fromArray(S, bias, bo);
@@ -437,8 +446,8 @@ final class PanelTiles {
         FloatVector a40 = b0;
         FloatVector a41 = b1;
         for (int k = 0; k < in; k++) {
-            int wk = base + k * L;
-            IntVector p0 = IntVector.fromArray(I, w, wk);
+            long wk = base + (long) k * (PANEL * 2);
+            IntVector p0 = IntVector.fromMemorySegment(I, w, wk, LE);
             FloatVector w0 = p0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
             FloatVector w1 = p0.and(HIGH_HALF).reinterpretAsFloats();
             FloatVector u = FloatVector.broadcast(S, x[x0 + k]);
@@ -470,7 +479,7 @@ final class PanelTiles {
     }
 
     /** 6 rows through a 2-vector bfloat16 panel (two columns to an int, widened exactly). */
-    private static void bf16R6V2(float[] x, int x0, int in, int[] w, int base, float[] bias, int bo, float[] out, int o0, int stride) {
+    private static void bf16R6V2(float[] x, int x0, int in, MemorySegment w, long base, float[] bias, int bo, float[] out, int o0, int stride) {
         int x1 = x0 + in, x2 = x1 + in, x3 = x2 + in, x4 = x3 + in, x5 = x4 + in;
         int o1 = o0 + stride, o2 = o1 + stride, o3 = o2 + stride, o4 = o3 + stride, o5 = o4 + stride;
         FloatVector b0 = FloatVector.fromArray(S, bias, bo);
@@ -488,8 +497,8 @@ final class PanelTiles {
         FloatVector a50 = b0;
         FloatVector a51 = b1;
         for (int k = 0; k < in; k++) {
-            int wk = base + k * L;
-            IntVector p0 = IntVector.fromArray(I, w, wk);
+            long wk = base + (long) k * (PANEL * 2);
+            IntVector p0 = IntVector.fromMemorySegment(I, w, wk, LE);
             FloatVector w0 = p0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
             FloatVector w1 = p0.and(HIGH_HALF).reinterpretAsFloats();
             FloatVector u = FloatVector.broadcast(S, x[x0 + k]);
@@ -526,7 +535,7 @@ final class PanelTiles {
     }
 
     /** 1 row through a 4-vector float32 panel. */
-    private static void f32R1V4(float[] x, int x0, int in, float[] w, int base, float[] bias, int bo, float[] out, int o0, int stride) {
+    private static void f32R1V4(float[] x, int x0, int in, MemorySegment w, long base, float[] bias, int bo, float[] out, int o0, int stride) {
         FloatVector b0 = FloatVector.fromArray(S, bias, bo);
         FloatVector b1 = FloatVector.fromArray(S, bias, bo + L);
         FloatVector b2 = FloatVector.fromArray(S, bias, bo + 2 * L);
@@ -536,11 +545,11 @@ final class PanelTiles {
         FloatVector a02 = b2;
         FloatVector a03 = b3;
         for (int k = 0; k < in; k++) {
-            int wk = base + k * PANEL;
-            FloatVector w0 = FloatVector.fromArray(S, w, wk);
-            FloatVector w1 = FloatVector.fromArray(S, w, wk + L);
-            FloatVector w2 = FloatVector.fromArray(S, w, wk + 2 * L);
-            FloatVector w3 = FloatVector.fromArray(S, w, wk + 3 * L);
+            long wk = base + (long) k * (PANEL * Float.BYTES);
+            FloatVector w0 = FloatVector.fromMemorySegment(S, w, wk, LE);
+            FloatVector w1 = FloatVector.fromMemorySegment(S, w, wk + VB, LE);
+            FloatVector w2 = FloatVector.fromMemorySegment(S, w, wk + 2 * VB, LE);
+            FloatVector w3 = FloatVector.fromMemorySegment(S, w, wk + 3 * VB, LE);
             FloatVector u = FloatVector.broadcast(S, x[x0 + k]);
             a00 = w0.fma(u, a00);
             a01 = w1.fma(u, a01);
@@ -554,7 +563,7 @@ final class PanelTiles {
     }
 
     /** 4 rows through a 4-vector float32 panel. */
-    private static void f32R4V4(float[] x, int x0, int in, float[] w, int base, float[] bias, int bo, float[] out, int o0, int stride) {
+    private static void f32R4V4(float[] x, int x0, int in, MemorySegment w, long base, float[] bias, int bo, float[] out, int o0, int stride) {
         int x1 = x0 + in, x2 = x1 + in, x3 = x2 + in;
         int o1 = o0 + stride, o2 = o1 + stride, o3 = o2 + stride;
         FloatVector b0 = FloatVector.fromArray(S, bias, bo);
@@ -578,11 +587,11 @@ final class PanelTiles {
         FloatVector a32 = b2;
         FloatVector a33 = b3;
         for (int k = 0; k < in; k++) {
-            int wk = base + k * PANEL;
-            FloatVector w0 = FloatVector.fromArray(S, w, wk);
-            FloatVector w1 = FloatVector.fromArray(S, w, wk + L);
-            FloatVector w2 = FloatVector.fromArray(S, w, wk + 2 * L);
-            FloatVector w3 = FloatVector.fromArray(S, w, wk + 3 * L);
+            long wk = base + (long) k * (PANEL * Float.BYTES);
+            FloatVector w0 = FloatVector.fromMemorySegment(S, w, wk, LE);
+            FloatVector w1 = FloatVector.fromMemorySegment(S, w, wk + VB, LE);
+            FloatVector w2 = FloatVector.fromMemorySegment(S, w, wk + 2 * VB, LE);
+            FloatVector w3 = FloatVector.fromMemorySegment(S, w, wk + 3 * VB, LE);
             FloatVector u = FloatVector.broadcast(S, x[x0 + k]);
             a00 = w0.fma(u, a00);
             a01 = w1.fma(u, a01);
@@ -623,7 +632,7 @@ final class PanelTiles {
     }
 
     /** 5 rows through a 4-vector float32 panel. */
-    private static void f32R5V4(float[] x, int x0, int in, float[] w, int base, float[] bias, int bo, float[] out, int o0, int stride) {
+    private static void f32R5V4(float[] x, int x0, int in, MemorySegment w, long base, float[] bias, int bo, float[] out, int o0, int stride) {
         int x1 = x0 + in, x2 = x1 + in, x3 = x2 + in, x4 = x3 + in;
         int o1 = o0 + stride, o2 = o1 + stride, o3 = o2 + stride, o4 = o3 + stride;
         FloatVector b0 = FloatVector.fromArray(S, bias, bo);
@@ -651,11 +660,11 @@ final class PanelTiles {
         FloatVector a42 = b2;
         FloatVector a43 = b3;
         for (int k = 0; k < in; k++) {
-            int wk = base + k * PANEL;
-            FloatVector w0 = FloatVector.fromArray(S, w, wk);
-            FloatVector w1 = FloatVector.fromArray(S, w, wk + L);
-            FloatVector w2 = FloatVector.fromArray(S, w, wk + 2 * L);
-            FloatVector w3 = FloatVector.fromArray(S, w, wk + 3 * L);
+            long wk = base + (long) k * (PANEL * Float.BYTES);
+            FloatVector w0 = FloatVector.fromMemorySegment(S, w, wk, LE);
+            FloatVector w1 = FloatVector.fromMemorySegment(S, w, wk + VB, LE);
+            FloatVector w2 = FloatVector.fromMemorySegment(S, w, wk + 2 * VB, LE);
+            FloatVector w3 = FloatVector.fromMemorySegment(S, w, wk + 3 * VB, LE);
             FloatVector u = FloatVector.broadcast(S, x[x0 + k]);
             a00 = w0.fma(u, a00);
             a01 = w1.fma(u, a01);
@@ -705,7 +714,7 @@ final class PanelTiles {
     }
 
     /** 6 rows through a 4-vector float32 panel. */
-    private static void f32R6V4(float[] x, int x0, int in, float[] w, int base, float[] bias, int bo, float[] out, int o0, int stride) {
+    private static void f32R6V4(float[] x, int x0, int in, MemorySegment w, long base, float[] bias, int bo, float[] out, int o0, int stride) {
         int x1 = x0 + in, x2 = x1 + in, x3 = x2 + in, x4 = x3 + in, x5 = x4 + in;
         int o1 = o0 + stride, o2 = o1 + stride, o3 = o2 + stride, o4 = o3 + stride, o5 = o4 + stride;
         FloatVector b0 = FloatVector.fromArray(S, bias, bo);
@@ -737,11 +746,11 @@ final class PanelTiles {
         FloatVector a52 = b2;
         FloatVector a53 = b3;
         for (int k = 0; k < in; k++) {
-            int wk = base + k * PANEL;
-            FloatVector w0 = FloatVector.fromArray(S, w, wk);
-            FloatVector w1 = FloatVector.fromArray(S, w, wk + L);
-            FloatVector w2 = FloatVector.fromArray(S, w, wk + 2 * L);
-            FloatVector w3 = FloatVector.fromArray(S, w, wk + 3 * L);
+            long wk = base + (long) k * (PANEL * Float.BYTES);
+            FloatVector w0 = FloatVector.fromMemorySegment(S, w, wk, LE);
+            FloatVector w1 = FloatVector.fromMemorySegment(S, w, wk + VB, LE);
+            FloatVector w2 = FloatVector.fromMemorySegment(S, w, wk + 2 * VB, LE);
+            FloatVector w3 = FloatVector.fromMemorySegment(S, w, wk + 3 * VB, LE);
             FloatVector u = FloatVector.broadcast(S, x[x0 + k]);
             a00 = w0.fma(u, a00);
             a01 = w1.fma(u, a01);
@@ -800,7 +809,7 @@ final class PanelTiles {
     }
 
     /** 1 row through a 4-vector bfloat16 panel (two columns to an int, widened exactly). */
-    private static void bf16R1V4(float[] x, int x0, int in, int[] w, int base, float[] bias, int bo, float[] out, int o0, int stride) {
+    private static void bf16R1V4(float[] x, int x0, int in, MemorySegment w, long base, float[] bias, int bo, float[] out, int o0, int stride) {
         FloatVector b0 = FloatVector.fromArray(S, bias, bo);
         FloatVector b1 = FloatVector.fromArray(S, bias, bo + L);
         FloatVector b2 = FloatVector.fromArray(S, bias, bo + 2 * L);
@@ -810,9 +819,9 @@ final class PanelTiles {
         FloatVector a02 = b2;
         FloatVector a03 = b3;
         for (int k = 0; k < in; k++) {
-            int wk = base + k * 2 * L;
-            IntVector p0 = IntVector.fromArray(I, w, wk);
-            IntVector p1 = IntVector.fromArray(I, w, wk + L);
+            long wk = base + (long) k * (PANEL * 2);
+            IntVector p0 = IntVector.fromMemorySegment(I, w, wk, LE);
+            IntVector p1 = IntVector.fromMemorySegment(I, w, wk + VB, LE);
             FloatVector w0 = p0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
             FloatVector w1 = p0.and(HIGH_HALF).reinterpretAsFloats();
             FloatVector w2 = p1.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
@@ -830,7 +839,7 @@ final class PanelTiles {
     }
 
     /** 4 rows through a 4-vector bfloat16 panel (two columns to an int, widened exactly). */
-    private static void bf16R4V4(float[] x, int x0, int in, int[] w, int base, float[] bias, int bo, float[] out, int o0, int stride) {
+    private static void bf16R4V4(float[] x, int x0, int in, MemorySegment w, long base, float[] bias, int bo, float[] out, int o0, int stride) {
         int x1 = x0 + in, x2 = x1 + in, x3 = x2 + in;
         int o1 = o0 + stride, o2 = o1 + stride, o3 = o2 + stride;
         FloatVector b0 = FloatVector.fromArray(S, bias, bo);
@@ -854,9 +863,9 @@ final class PanelTiles {
         FloatVector a32 = b2;
         FloatVector a33 = b3;
         for (int k = 0; k < in; k++) {
-            int wk = base + k * 2 * L;
-            IntVector p0 = IntVector.fromArray(I, w, wk);
-            IntVector p1 = IntVector.fromArray(I, w, wk + L);
+            long wk = base + (long) k * (PANEL * 2);
+            IntVector p0 = IntVector.fromMemorySegment(I, w, wk, LE);
+            IntVector p1 = IntVector.fromMemorySegment(I, w, wk + VB, LE);
             FloatVector w0 = p0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
             FloatVector w1 = p0.and(HIGH_HALF).reinterpretAsFloats();
             FloatVector w2 = p1.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
@@ -901,7 +910,7 @@ final class PanelTiles {
     }
 
     /** 5 rows through a 4-vector bfloat16 panel (two columns to an int, widened exactly). */
-    private static void bf16R5V4(float[] x, int x0, int in, int[] w, int base, float[] bias, int bo, float[] out, int o0, int stride) {
+    private static void bf16R5V4(float[] x, int x0, int in, MemorySegment w, long base, float[] bias, int bo, float[] out, int o0, int stride) {
         int x1 = x0 + in, x2 = x1 + in, x3 = x2 + in, x4 = x3 + in;
         int o1 = o0 + stride, o2 = o1 + stride, o3 = o2 + stride, o4 = o3 + stride;
         FloatVector b0 = FloatVector.fromArray(S, bias, bo);
@@ -929,9 +938,9 @@ final class PanelTiles {
         FloatVector a42 = b2;
         FloatVector a43 = b3;
         for (int k = 0; k < in; k++) {
-            int wk = base + k * 2 * L;
-            IntVector p0 = IntVector.fromArray(I, w, wk);
-            IntVector p1 = IntVector.fromArray(I, w, wk + L);
+            long wk = base + (long) k * (PANEL * 2);
+            IntVector p0 = IntVector.fromMemorySegment(I, w, wk, LE);
+            IntVector p1 = IntVector.fromMemorySegment(I, w, wk + VB, LE);
             FloatVector w0 = p0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
             FloatVector w1 = p0.and(HIGH_HALF).reinterpretAsFloats();
             FloatVector w2 = p1.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
@@ -985,7 +994,7 @@ final class PanelTiles {
     }
 
     /** 6 rows through a 4-vector bfloat16 panel (two columns to an int, widened exactly). */
-    private static void bf16R6V4(float[] x, int x0, int in, int[] w, int base, float[] bias, int bo, float[] out, int o0, int stride) {
+    private static void bf16R6V4(float[] x, int x0, int in, MemorySegment w, long base, float[] bias, int bo, float[] out, int o0, int stride) {
         int x1 = x0 + in, x2 = x1 + in, x3 = x2 + in, x4 = x3 + in, x5 = x4 + in;
         int o1 = o0 + stride, o2 = o1 + stride, o3 = o2 + stride, o4 = o3 + stride, o5 = o4 + stride;
         FloatVector b0 = FloatVector.fromArray(S, bias, bo);
@@ -1017,9 +1026,9 @@ final class PanelTiles {
         FloatVector a52 = b2;
         FloatVector a53 = b3;
         for (int k = 0; k < in; k++) {
-            int wk = base + k * 2 * L;
-            IntVector p0 = IntVector.fromArray(I, w, wk);
-            IntVector p1 = IntVector.fromArray(I, w, wk + L);
+            long wk = base + (long) k * (PANEL * 2);
+            IntVector p0 = IntVector.fromMemorySegment(I, w, wk, LE);
+            IntVector p1 = IntVector.fromMemorySegment(I, w, wk + VB, LE);
             FloatVector w0 = p0.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
             FloatVector w1 = p0.and(HIGH_HALF).reinterpretAsFloats();
             FloatVector w2 = p1.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();

@@ -13,16 +13,22 @@ import org.vectorbert.loader.Tensor;
  * @param checkpoint the opened checkpoint
  * @param path       this node's dotted name ("" at the root)
  * @param precision  how matrices taken through {@link #linear} are held
+ * @param packed     where packed matrices come from (a packed file, or packing in memory); null to pack in memory
  */
-record Scope(BertCheckpoint checkpoint, String path, Precision precision) {
-    /** The root of {@code checkpoint}'s tree. */
+record Scope(BertCheckpoint checkpoint, String path, Precision precision, PackedWeights packed) {
+    /** The root of {@code checkpoint}'s tree, for looking at names only: matrices are packed in memory. */
     static Scope root(BertCheckpoint checkpoint, Precision precision) {
-        return new Scope(checkpoint, "", precision);
+        return root(checkpoint, precision, null);
+    }
+
+    /** The root of {@code checkpoint}'s tree, its matrices taken from {@code packed}. */
+    static Scope root(BertCheckpoint checkpoint, Precision precision, PackedWeights packed) {
+        return new Scope(checkpoint, "", precision, packed);
     }
 
     /** The node {@code name} below this one ({@code child("layer").child("3")}, or {@code child("layer.3")}). */
     Scope child(String name) {
-        return new Scope(checkpoint, name(name), precision);
+        return new Scope(checkpoint, name(name), precision, packed);
     }
 
     /** The full name of {@code leaf} under this node. */
@@ -52,6 +58,11 @@ record Scope(BertCheckpoint checkpoint, String path, Precision precision) {
 
     /** This node as a Linear layer: weight [out, in] and bias [out], shape-checked and packed for the matrix kernel. */
     PackedMatrix linear(int in, int out) {
-        return PackedMatrix.pack(tensor("weight", out, in), tensor("bias", out), precision);
+        return packed(tensor("weight", out, in), tensor("bias", out), precision);
+    }
+
+    /** {@code weight} ([out, in]) packed at {@code precision} with {@code bias} (null for none): mapped from the packed file when there is one. */
+    PackedMatrix packed(Tensor weight, Tensor bias, Precision precision) {
+        return packed == null ? PackedMatrix.pack(weight, bias, precision) : packed.matrix(weight, bias, precision);
     }
 }

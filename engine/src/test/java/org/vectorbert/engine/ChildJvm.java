@@ -19,6 +19,9 @@ record ChildJvm(int exit, String out, String err) {
             classPath = classPath.isEmpty() ? modulePath : classPath + File.pathSeparator + modulePath;
         }
         List<String> command = new ArrayList<>(List.of(java, "--add-modules", "jdk.incubator.vector"));
+        if (System.getProperty("vectorbert.packed") != null) {
+            command.add("-Dvectorbert.packed=" + System.getProperty("vectorbert.packed"));   // the tests' packed weights stay in target
+        }
         command.addAll(flags);
         command.addAll(List.of("-cp", classPath, main.getName()));
         command.addAll(List.of(args));

@@ -106,7 +106,7 @@ class KernelsTest {
                 MatMul.linear(x, rows, m, y);
                 for (int r = 0; r < rows; r++) {
                     assertArrayEquals(alone[r], java.util.Arrays.copyOfRange(y, r * out, (r + 1) * out),
-                            "row " + r + " of " + rows + (m.pairs != null ? ", bf16" : ""));
+                            "row " + r + " of " + rows + (m.bf16 ? ", bf16" : ""));
                 }
             }
         }

@@ -47,6 +47,8 @@ public final class PanelTilesGenerator {
                 import static org.vectorbert.engine.VectorMath.L;
                 import static org.vectorbert.engine.VectorMath.S;
 
+                import java.lang.foreign.MemorySegment;
+                import java.nio.ByteOrder;
                 import jdk.incubator.vector.FloatVector;
                 import jdk.incubator.vector.IntVector;
                 import jdk.incubator.vector.VectorOperators;
@@ -62,10 +64,17 @@ public final class PanelTilesGenerator {
                  * follows the vector registers: 4 vectors (16 accumulators of a 4-row tile, 4 weights and a
                  * broadcast: 21 of AVX-512's 32 registers), or 2 where there are 16 (AVX2: 15 of 16 at 6 rows).
                  * Four-vector panels run 4-row tiles, two-vector ones 6-row tiles; the rest take what is left.
+                 * Weights are read from the matrix's MemorySegment (native or a mapped packed file, 64-byte
+                 * aligned: see PackedMatrix.ALIGNMENT for what that bought over float[] panels).
                  */
 
                 /** The tiles of {@link MatMul}: rows of x times one panel of a {@link PackedMatrix}, plus its bias, into out. */
                 final class PanelTiles {
+                    /** Bytes of one vector of weights. */
+                    private static final long VB = (long) L * Float.BYTES;
+                    /** Weights are stored little-endian (PackedMatrix, PackedWeights' files): the order x86 and AArch64 load natively. */
+                    private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
+
                     private PanelTiles() {}
 
                     /**
@@ -74,10 +83,10 @@ public final class PanelTilesGenerator {
                      * apart). count is 1, 4, 5 or 6 (and 2 or 3 with two-vector panels).
                      */
                     static void tile(int count, float[] x, int x0, int in, PackedMatrix w, int p, float[] out, int o0, int stride) {
-                        int base = p * PANEL * in;
+                        long base = (long) p * PANEL * in * (w.bf16 ? 2 : Float.BYTES);
                 """);
-        String[] branches = {"if (PackedMatrix.VECTORS == 4 && w.pairs == null) {", "} else if (PackedMatrix.VECTORS == 4) {",
-            "} else if (w.pairs == null) {", "} else {"};
+        String[] branches = {"if (PackedMatrix.VECTORS == 4 && !w.bf16) {", "} else if (PackedMatrix.VECTORS == 4) {",
+            "} else if (!w.bf16) {", "} else {"};
         int branch = 0;
         for (int v : VECTORS.reversed()) {
             for (boolean bf16 : List.of(false, true)) {
@@ -85,8 +94,7 @@ public final class PanelTilesGenerator {
                 b.append("            switch (count) {\n");
                 for (int r : rows(v)) {
                     b.append("                case ").append(r).append(" -> ").append(name(bf16, r, v))
-                            .append(bf16 ? "(x, x0, in, w.pairs, base / 2, w.bias, p * PANEL, out, o0, stride);\n"
-                                    : "(x, x0, in, w.panels, base, w.bias, p * PANEL, out, o0, stride);\n");
+                            .append("(x, x0, in, w.weights, base, w.bias, p * PANEL, out, o0, stride);\n");
                 }
                 b.append("                default -> throw new IllegalArgumentException(\"no tile of \" + count + \" rows\");\n");
                 b.append("            }\n");
@@ -115,8 +123,7 @@ public final class PanelTilesGenerator {
         b.append("    /** ").append(rows).append(rows == 1 ? " row" : " rows").append(" through a ").append(vectors)
                 .append("-vector ").append(bf16 ? "bfloat16 panel (two columns to an int, widened exactly)" : "float32 panel")
                 .append(". */\n");
-        b.append("    private static void ").append(name(bf16, rows, vectors)).append("(float[] x, int x0, int in, ")
-                .append(bf16 ? "int[]" : "float[]").append(" w, int base, float[] bias, int bo, float[] out, int o0, int stride) {\n");
+        b.append("    private static void ").append(name(bf16, rows, vectors)).append("(float[] x, int x0, int in, MemorySegment w, long base, float[] bias, int bo, float[] out, int o0, int stride) {\n");
         if (rows > 1) {
             b.append(indent).append("int ");
             for (int r = 1; r < rows; r++) {
@@ -142,10 +149,11 @@ public final class PanelTilesGenerator {
         String in2 = indent + "    ";
         if (bf16) {
             // Each int vector holds two vectors of columns: c·2L + j in its low halves, c·2L + L + j in its high.
-            b.append(in2).append("int wk = base + k * ").append(vectors == 2 ? "L" : vectors / 2 + " * L").append(";\n");
+            // PANEL / 2 ints, PANEL * 2 bytes, per input.
+            b.append(in2).append("long wk = base + (long) k * (PANEL * 2);\n");
             for (int c = 0; c < vectors / 2; c++) {
-                b.append(in2).append("IntVector p").append(c).append(" = IntVector.fromArray(I, w, wk").append(offset(c))
-                        .append(");\n");
+                b.append(in2).append("IntVector p").append(c).append(" = IntVector.fromMemorySegment(I, w, wk").append(offset(c, "VB"))
+                        .append(", LE);\n");
             }
             // Widened exactly: the low half shifted up, the high half masked.
             for (int c = 0; c < vectors; c++) {
@@ -154,10 +162,10 @@ public final class PanelTilesGenerator {
                         .append(".reinterpretAsFloats();\n");
             }
         } else {
-            b.append(in2).append("int wk = base + k * PANEL;\n");
+            b.append(in2).append("long wk = base + (long) k * (PANEL * Float.BYTES);\n");
             for (int c = 0; c < vectors; c++) {
-                b.append(in2).append("FloatVector w").append(c).append(" = FloatVector.fromArray(S, w, wk").append(offset(c))
-                        .append(");\n");
+                b.append(in2).append("FloatVector w").append(c).append(" = FloatVector.fromMemorySegment(S, w, wk").append(offset(c, "VB"))
+                        .append(", LE);\n");
             }
         }
         for (int r = 0; r < rows; r++) {
@@ -179,10 +187,15 @@ public final class PanelTilesGenerator {
     }
 
     private static String offset(int vector) {
+        return offset(vector, "L");
+    }
+
+    /** The offset of vector {@code vector} in units of {@code unit} (L elements, VB bytes). */
+    private static String offset(int vector, String unit) {
         return switch (vector) {
             case 0 -> "";
-            case 1 -> " + L";
-            default -> " + " + vector + " * L";
+            case 1 -> " + " + unit;
+            default -> " + " + vector + " * " + unit;
         };
     }
 }

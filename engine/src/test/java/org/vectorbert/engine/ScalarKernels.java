@@ -18,6 +18,24 @@ final class ScalarKernels {
         return y;
     }
 
+    /**
+     * x·Wᵀ + b in float32, each output from its bias (or 0) with one fused multiply-add per input in
+     * input order: the order and rounding of the panel kernel, so its outputs must be these bits exactly.
+     */
+    static float[] linearFma(float[] x, int rows, int in, float[] w, float[] b, int out) {
+        float[] y = new float[rows * out];
+        for (int r = 0; r < rows; r++) {
+            for (int o = 0; o < out; o++) {
+                float s = b == null ? 0 : b[o];
+                for (int k = 0; k < in; k++) {
+                    s = Math.fma(w[o * in + k], x[r * in + k], s);
+                }
+                y[r * out + o] = s;
+            }
+        }
+        return y;
+    }
+
     /** erf to double precision: Taylor series near zero, a continued fraction for erfc further out. */
     static double erf(double x) {
         double ax = Math.abs(x);

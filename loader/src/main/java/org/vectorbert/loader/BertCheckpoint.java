@@ -125,6 +125,11 @@ public final class BertCheckpoint implements AutoCloseable {
         return config;
     }
 
+    /** The safetensors files the weights are read from (what a packed copy of them is checked against). */
+    public List<Path> weightFiles() {
+        return files.stream().map(SafetensorsFile::path).toList();
+    }
+
     /** Every tensor, by the name the checkpoint gives it. */
     public Map<String, Tensor> tensors() {
         return tensors;
