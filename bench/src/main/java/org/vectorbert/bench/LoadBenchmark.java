@@ -11,7 +11,8 @@ import org.vectorbert.loader.Tensor;
  * Time to open a checkpoint (config parsed and validated, safetensors validated and mapped, every
  * tensor resolved by name) with a warm page cache, and the resident memory it costs before and
  * after every weight page has been touched; then the whole model load the engine does on top
- * (every block's weights taken by name, shape-checked and packed for the kernels).
+ * (every block's weights taken by name and shape-checked, the matrices mapped from the packed file
+ * in the vectorbert cache, which the first of those loads writes if it is missing or stale).
  *
  * <pre>bench/run load [--model DIR]</pre>
  */
@@ -52,7 +53,7 @@ public final class LoadBenchmark {
                     sum != 0);
         }
         Measure full = Measure.of(1, 5, () -> BertModel.load(model));
-        System.out.printf("engine load (every block's weights taken by name, shape-checked, packed for the kernels): median %.1f ms"
+        System.out.printf("engine load (every block's weights taken by name, shape-checked, the matrices mapped from the packed file): median %.1f ms"
                 + " (best %.1f) over %d runs%n", full.medianSeconds() * 1e3, full.minSeconds() * 1e3, full.rounds());
     }
 

@@ -54,8 +54,8 @@ final class KernelCompilation {
     private KernelCompilation() {}
 
     /**
-     * Adds the directive on a thread of its own (the platform MBean server's start takes tens of
-     * milliseconds, which loading the weights hides); {@link #await} before the first forward pass.
+     * Adds the directive on a thread of its own (the platform MBean server's start takes 120-270 ms of
+     * CPU, which loading the weights partly hides); {@link #await} before the first forward pass.
      */
     static synchronized void start() {
         if (added == null && "off".equals(System.getProperty(SWITCH))) {
