@@ -1,6 +1,6 @@
 package org.vectorbert.engine;
 
-import static org.vectorbert.engine.VectorMath.L;
+import static org.vectorbert.engine.Lanes.L;
 import static org.vectorbert.engine.VectorMath.S;
 
 import java.util.Arrays;
@@ -34,7 +34,7 @@ final class AttentionKernel {
 
     /** Floats per transposed key row: the sequence rounded up to whole vectors. */
     private static int keyStride(int seq) {
-        return S.loopBound(seq + L - 1);
+        return (seq + L - 1) / L * L;
     }
 
     /**
@@ -48,6 +48,10 @@ final class AttentionKernel {
      */
     static void head(float[] q, float[] k, float[] v, int hidden, int row0, int seq, int col, int headSize,
                      float[] mask, int maskOff, float[] scores, int scoresOff, float[] ctx, float[] keysT, int keysOff) {
+        if (PlainKernels.active()) {
+            PlainKernels.head(q, k, v, hidden, row0, seq, col, headSize, mask, maskOff, scores, scoresOff, ctx, new float[L]);
+            return;
+        }
         int stride = keyStride(seq);
         for (int d = 0; d < headSize; d++) {
             int t = keysOff + d * stride;

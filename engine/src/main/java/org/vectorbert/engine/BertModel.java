@@ -64,12 +64,14 @@ public final class BertModel {
 
     /** Opens a Hugging Face model directory with its matrices held at {@code precision}; the checkpoint is closed after. */
     public static BertModel load(Path directory, Precision precision) {
-        KernelCompilation.start();
+        // The vector kernels' compiler directive, if the JVM's first pass will not run plain (PlainKernels): the MBean
+        // server it needs starts on a thread of its own while the weights load. Else after that pass (see forward).
+        if (!PlainKernels.firstPassAhead()) {
+            KernelCompilation.start();
+        }
         try (BertCheckpoint checkpoint = BertCheckpoint.open(directory)) {
             // The matrices are mapped from the packed file in the vectorbert cache, packed and written there first if need be.
             return PackedWeights.load(checkpoint, precision, PackedWeights.directory(), packed -> new BertModel(checkpoint, precision, packed));
-        } finally {
-            KernelCompilation.await();
         }
     }
 
@@ -200,6 +202,12 @@ public final class BertModel {
      */
     <T> T forward(Batch batch, Request request, Function<Output, T> reader) {
         check(batch, request);
+        boolean plain = PlainKernels.begin(batch.rows());
+        if (!plain) {
+            // The vector kernels run: their directive must be in place (added once per JVM; later passes find it done).
+            KernelCompilation.start();
+            KernelCompilation.await();
+        }
         Workspace ws = spare.getAndSet(null);
         if (ws == null || !ws.fits(batch)) {
             ws = new Workspace(batch, config);
@@ -223,6 +231,10 @@ public final class BertModel {
             slowPathCheck.passDone(firstLayer(), config.headSize(), batch.rows(), batch.length());
             return result;
         } finally {
+            if (plain) {
+                PlainKernels.end();
+                KernelCompilation.start();     // for the next pass, which runs the vector kernels; a one-shot command has exited by then
+            }
             spare.set(ws);
         }
     }

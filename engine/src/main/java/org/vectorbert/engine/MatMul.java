@@ -31,12 +31,15 @@ final class MatMul {
         int blocks = Math.max(1, (int) ((long) rows * w.in * Float.BYTES / BLOCK_BYTES));
         int blockRows = ((rows + blocks - 1) / blocks + step - 1) / step * step;
         int blockCount = (rows + blockRows - 1) / blockRows;
+        boolean plain = PlainKernels.active();
         Parallel.forRange(blockCount * panels, 1, (from, to) -> {
             for (int item = from; item < to; item++) {
                 int p = item % panels;
                 int r0 = item / panels * blockRows;
                 int n = Math.min(blockRows, rows - r0);
-                if (w.fullPanel(p)) {
+                if (plain) {
+                    plainPanel(x, r0, n, w, p, out);
+                } else if (w.fullPanel(p)) {
                     panel(x, r0, n, w, p, out, p * PANEL, w.out);
                 } else {
                     int col = p * PANEL;
@@ -48,6 +51,20 @@ final class MatMul {
                 }
             }
         });
+    }
+
+    /** {@link PlainKernels#panel} for rows [r0, r0+n), through a scratch tile when the panel is short. */
+    private static void plainPanel(float[] x, int r0, int n, PackedMatrix w, int p, float[] out) {
+        int col = p * PANEL;
+        if (w.fullPanel(p)) {
+            PlainKernels.panel(x, r0, n, w, p, out, col, w.out);
+            return;
+        }
+        float[] tile = new float[n * PANEL];
+        PlainKernels.panel(x, r0, n, w, p, tile, -r0 * PANEL, PANEL);
+        for (int r = 0; r < n; r++) {
+            System.arraycopy(tile, r * PANEL, out, (r0 + r) * w.out + col, w.out - col);
+        }
     }
 
     /** All rows of x through panel p, into out from {@code outOff} with rows {@code stride} apart. */

@@ -35,9 +35,9 @@ final class PackedMatrix {
      * tile's 16 accumulators, its 4 weight vectors and a broadcast; two with narrower vectors, whose
      * 16 registers would otherwise spill (AVX2 with four: 45% of its FMA peak; with two: see the README).
      */
-    static final int VECTORS = VectorMath.L >= 16 ? 4 : 2;
+    static final int VECTORS = Lanes.L >= 16 ? 4 : 2;
     /** Output columns per panel (64 with 512-bit vectors, 16 with 256-bit ones). */
-    static final int PANEL = VECTORS * VectorMath.L;
+    static final int PANEL = VECTORS * Lanes.L;
     /**
      * Alignment of every panel segment: a cache line, the widest vector. A float[]'s data starts 16
      * bytes into a line, so every 512-bit weight load from an array panel split two lines: measured in
@@ -198,7 +198,7 @@ final class PackedMatrix {
 
     /** Rows [from, to) of t, one panel's, into its bf16 pairs ([in][PANEL / 2] ints). */
     private static void packBf16Panel(Tensor t, int in, int[] pairs, int from, int to) {
-        int L = VectorMath.L;
+        int L = Lanes.L;
         int intsPerInput = PANEL / 2;
         for (int o = from; o < to; o++) {
             int c = o % PANEL;

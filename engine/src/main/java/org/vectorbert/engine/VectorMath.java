@@ -4,6 +4,7 @@ import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShape;
 import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
@@ -17,30 +18,14 @@ import jdk.incubator.vector.VectorSpecies;
  * Nothing a kernel calls takes or returns a vector (see exp below for why).
  */
 final class VectorMath {
-    /**
-     * The machine's preferred vector shape, or the one the system property
-     * {@code vectorbert.vector.bits} (128, 256 or 512) forces, so that the 256-bit path most laptops
-     * take is tested on a 512-bit machine too.
-     */
-    static final VectorSpecies<Float> S = species(System.getProperty("vectorbert.vector.bits"));
+    /** Float vectors of the shape {@link Lanes} names. */
+    static final VectorSpecies<Float> S = VectorSpecies.of(float.class, VectorShape.forBitSize(Lanes.BITS));
     /** Floats per vector. */
-    static final int L = S.length();
+    static final int L = Lanes.L;
     /** Ints per vector of the same shape: bfloat16 weights travel two to an int. */
     static final VectorSpecies<Integer> I = VectorSpecies.of(int.class, S.vectorShape());
 
     private VectorMath() {}
-
-    static VectorSpecies<Float> species(String bits) {
-        if (bits == null || bits.isBlank()) {
-            return FloatVector.SPECIES_PREFERRED;
-        }
-        return switch (bits.trim()) {
-            case "128" -> FloatVector.SPECIES_128;
-            case "256" -> FloatVector.SPECIES_256;
-            case "512" -> FloatVector.SPECIES_512;
-            default -> throw new EngineException("vectorbert.vector.bits must be 128, 256 or 512, was '" + bits + "'");
-        };
-    }
 
     // ---- lane sums in one fixed order ----
     /*

@@ -22,6 +22,8 @@ class KernelCompilationTest {
     /** A PrintCompilation line: id, flags, tier, method. */
     private static final Pattern COMPILED = Pattern.compile("(?m)^\\s*\\d+\\s+\\d+\\s+[%sbn! ]*\\s([0-4])\\s+(org\\.vectorbert\\.engine\\.(\\w+)::\\w+)");
 
+    private static final Pattern VECTOR_IMPORT = Pattern.compile("import jdk\\.incubator\\.vector\\.(?!VectorShape;)");
+
     @TempDir
     Path dir;
 
@@ -30,7 +32,8 @@ class KernelCompilationTest {
         Set<String> withVectors = new TreeSet<>();
         try (Stream<Path> sources = Files.list(Path.of("src/main/java/org/vectorbert/engine"))) {
             for (Path source : sources.toList()) {
-                if (Files.readString(source).contains("import jdk.incubator.vector.")) {
+                // Vector code: any of the API's types but VectorShape, which Lanes reads for the width alone.
+                if (VECTOR_IMPORT.matcher(Files.readString(source)).find()) {
                     withVectors.add(source.getFileName().toString().replace(".java", ""));
                 }
             }

@@ -1,0 +1,197 @@
+package org.vectorbert.engine;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.vectorbert.convert.testing.RealModels;
+import org.vectorbert.loader.DType;
+import org.vectorbert.loader.Tensor;
+
+/**
+ * The plain kernels of the JVM's first pass against the vector kernels, bit for bit: a pass must give the
+ * same floats whichever kind ran it. Run at both vector widths (the engine's surefire executions).
+ */
+class PlainKernelsTest {
+    private final Random random = new Random(7);
+
+    @TempDir
+    Path dir;
+
+    private float[] random(int n, float scale) {
+        float[] a = new float[n];
+        for (int i = 0; i < n; i++) {
+            a[i] = (float) (random.nextGaussian() * scale);
+        }
+        return a;
+    }
+
+    /** Values that reach every branch of exp, tanh and the GELUs: tiny, around the polynomial cut, huge, zeros, infinities. */
+    private float[] edgyValues() {
+        float[] a = random(3000, 6);
+        float[] edges = {0f, -0f, 1e-30f, -1e-30f, 0.624f, 0.625f, -0.625f, 9f, -9f, 45f, -45f, 88.8f, -88f, -87.3f, 100f, -100f,
+            Float.MAX_VALUE, -Float.MAX_VALUE, Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY, Float.MIN_VALUE};
+        System.arraycopy(edges, 0, a, 0, edges.length);
+        return a;
+    }
+
+    @Test
+    void theMatrixProductGivesTheVectorBitsInFloat32AndBf16() {
+        for (Precision precision : Precision.values()) {
+            for (int rows : new int[] {1, 2, 4, 5, 6, 9, 13}) {
+                for (int in : new int[] {1, 7, 64, 100}) {
+                    for (int out : new int[] {3, 64, 70, 200}) {
+                        float[] w = random(out * in, 0.5f);
+                        Tensor t = new Tensor("w", DType.F32, new long[] {out, in}, MemorySegment.ofArray(w));
+                        Tensor b = new Tensor("b", DType.F32, new long[] {out}, MemorySegment.ofArray(random(out, 1)));
+                        PackedMatrix m = PackedMatrix.pack(t, b, precision);
+                        float[] x = random(rows * in, 1);
+                        float[] vector = new float[rows * out];
+                        float[] plain = new float[rows * out];
+                        MatMul.linear(x, rows, m, vector);
+                        PlainKernels.runPlain(() -> {
+                            MatMul.linear(x, rows, m, plain);
+                            return null;
+                        });
+                        assertArrayEquals(vector, plain, precision + " " + rows + "x" + in + " -> " + out);
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void eightColumnsAtATimeGiveTheBitsOfSixteen() {
+        // row8 serves the eight-wide panels of forced 128-bit vectors, which neither test execution's width uses.
+        int in = 37;
+        float[] x = random(in, 1);
+        float[] panel = random(in * PackedMatrix.PANEL, 1);
+        float[] bias = random(PackedMatrix.PANEL, 1);
+        float[] sixteen = new float[16];
+        float[] eight = new float[16];
+        PlainKernels.row16(x, 0, in, panel, 0, bias, 0, sixteen, 0);
+        PlainKernels.row8(x, 0, in, panel, 0, bias, 0, eight, 0);
+        PlainKernels.row8(x, 0, in, panel, 8, bias, 8, eight, 8);
+        assertArrayEquals(sixteen, eight);
+    }
+
+    @Test
+    void layerNormSoftmaxAndTheResidualGiveTheVectorBits() {
+        for (int dim : new int[] {1, 5, 16, 37, 384, 768}) {
+            float[] x = random(3 * dim, 3);
+            float[] gamma = random(dim, 1);
+            float[] beta = random(dim, 1);
+            float[] vector = new float[x.length];
+            float[] plain = new float[x.length];
+            RowKernels.layerNorm(x, 3, dim, gamma, beta, 1e-12f, vector);
+            PlainKernels.layerNorm(x, 3, dim, gamma, beta, 1e-12f, plain);
+            assertArrayEquals(vector, plain, "LayerNorm of " + dim);
+
+            float[] s1 = random(dim, 8);
+            s1[0] = -Float.MAX_VALUE;
+            float[] s2 = s1.clone();
+            RowKernels.softmax(s1, 0, dim, new float[VectorMath.L], 0);
+            PlainKernels.softmax(s2, 0, dim, new float[VectorMath.L]);
+            assertArrayEquals(s1, s2, "softmax of " + dim);
+
+            float[] a1 = random(dim + 3, 1);
+            float[] a2 = a1.clone();
+            float[] b = random(dim, 1);
+            RowKernels.addInPlace(a1, 3, b, dim);
+            PlainKernels.addInPlace(a2, 3, b, dim);
+            assertArrayEquals(a1, a2, "residual of " + dim);
+        }
+    }
+
+    @Test
+    void everyActivationAndTanhGiveTheVectorBits() {
+        for (Activation act : Activation.values()) {
+            float[] vector = edgyValues();
+            float[] plain = vector.clone();
+            RowKernels.activate(act, vector, vector.length);
+            PlainKernels.activate(act, plain, plain.length);
+            assertArrayEquals(vector, plain, act.toString());
+        }
+        float[] vector = edgyValues();
+        float[] plain = vector.clone();
+        RowKernels.tanh(vector, 2, vector.length);
+        PlainKernels.tanh(plain, 2, plain.length);
+        assertArrayEquals(vector, plain, "tanh");
+    }
+
+    @Test
+    void attentionGivesTheVectorBits() {
+        for (int seq : new int[] {1, 2, 5, 9, 17, 40, 70}) {
+            for (int[] shape : new int[][] {{8, 2}, {64, 4}, {60, 3}, {768, 12}}) {
+                int hidden = shape[0];
+                int heads = shape[1];
+                int d = hidden / heads;
+                float[] q = random(seq * hidden, 1);
+                float[] k = random(seq * hidden, 1);
+                float[] v = random(seq * hidden, 1);
+                float[] mask = new float[seq];
+                if (seq > 2) {
+                    mask[seq - 1] = -Float.MAX_VALUE;
+                }
+                float[] ctxVector = new float[seq * hidden];
+                float[] ctxPlain = new float[seq * hidden];
+                float[] scoresVector = new float[heads * seq * seq];
+                float[] scoresPlain = new float[heads * seq * seq];
+                for (int h = 0; h < heads; h++) {
+                    int head = h;
+                    AttentionKernel.head(q, k, v, hidden, 0, seq, h * d, d, mask, 0, scoresVector, h * seq * seq, ctxVector,
+                            new float[AttentionKernel.scratch(seq, d)], 0);
+                    PlainKernels.runPlain(() -> {
+                        AttentionKernel.head(q, k, v, hidden, 0, seq, head * d, d, mask, 0, scoresPlain, head * seq * seq, ctxPlain,
+                                new float[AttentionKernel.scratch(seq, d)], 0);
+                        return null;
+                    });
+                }
+                assertArrayEquals(scoresVector, scoresPlain, "probabilities, seq " + seq + " hidden " + hidden);
+                assertArrayEquals(ctxVector, ctxPlain, "context, seq " + seq + " hidden " + hidden);
+            }
+        }
+    }
+
+    @Test
+    void aWholeBertBasePassGivesTheVectorBitsInEveryOutput() {
+        BertModel model = RealModel.model();
+        int[] ids = RealModel.tokenizer().encode("Paris is the [MASK] of France.", "It is [MASK] in spring.").ids();
+        int[] types = RealModel.tokenizer().encode("Paris is the [MASK] of France.", "It is [MASK] in spring.").typeIds();
+        Batch batch = Batch.of(ids, types);
+        BertModel.Request request = BertModel.Request.lastHiddenState().withAllHiddenStates().withAttentions().withPooled()
+                .withMlmLogitsAt(4, 11);
+        BertModel.Output vector = model.forward(batch, request);
+        BertModel.Output plain = PlainKernels.runPlain(() -> model.forward(batch, request));
+        assertArrayEquals(vector.lastHiddenState(), plain.lastHiddenState());
+        for (int l = 0; l < vector.hiddenStates().size(); l++) {
+            assertArrayEquals(vector.hiddenStates().get(l), plain.hiddenStates().get(l), "hidden state " + l);
+        }
+        for (int l = 0; l < vector.attentions().size(); l++) {
+            assertArrayEquals(vector.attentions().get(l), plain.attentions().get(l), "attentions of layer " + l);
+        }
+        assertArrayEquals(vector.pooled(), plain.pooled(), "pooler");
+        assertArrayEquals(vector.mlmLogits(), plain.mlmLogits(), "MLM logits");
+    }
+
+    @Test
+    void onlyTheJvmsFirstPassRunsPlainAndItGivesTheBitsOfTheNext() throws Exception {
+        ChildJvm run = ChildJvm.run(dir, List.of(), PlainFirstPassMain.class, RealModels.allMiniLm().toString(), "9");
+        assertEquals(0, run.exit(), run.err());
+        assertEquals(List.of("pass 1 plain, pass 2 vector, pass 3 vector", "pass 1 = pass 2 = pass 3"), run.out().lines().toList());
+
+        ChildJvm big = ChildJvm.run(dir, List.of(), PlainFirstPassMain.class, RealModels.allMiniLm().toString(), "65");
+        assertEquals(0, big.exit(), big.err());
+        assertEquals("pass 1 vector, pass 2 vector, pass 3 vector", big.out().lines().findFirst().orElseThrow(),
+                "a first pass over 64 positions leaves the rest to the vector kernels");
+
+        ChildJvm off = ChildJvm.run(dir, List.of("-D" + PlainKernels.SWITCH + "=off"), PlainFirstPassMain.class,
+                RealModels.allMiniLm().toString(), "9");
+        assertEquals("pass 1 vector, pass 2 vector, pass 3 vector", off.out().lines().findFirst().orElseThrow());
+    }
+}
