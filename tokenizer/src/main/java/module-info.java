@@ -1,4 +1,4 @@
-/** WordPiece tokenization with Hugging Face BertTokenizer semantics; no model code. */
+/** Tokenizers assembled from Hugging Face tokenizer files (WordPiece, BPE, Unigram); no model code. */
 module org.vectorbert.tokenizer {
     requires transitive org.vectorbert.common;
 

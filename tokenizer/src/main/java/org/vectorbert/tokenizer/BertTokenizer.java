@@ -8,6 +8,7 @@ import java.util.BitSet;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
+import org.vectorbert.tokenizer.pipeline.CharTrie;
 
 /**
  * BERT's tokenizer: text cleaning, CJK splitting, lowercasing and accent stripping, punctuation
@@ -23,7 +24,7 @@ import java.util.Objects;
  * int[] ids = e.ids();   // [101, 3000, 2003, 1996, 103, 1997, 2605, 1012, 102]
  * }</pre>
  */
-public final class BertTokenizer {
+public final class BertTokenizer implements Tokenizer {
     private final Vocabulary vocab;
     private final TokenizerConfig config;
     private final CharTrie trie;
@@ -112,10 +113,12 @@ public final class BertTokenizer {
         return vocab.id(token).orElseThrow(() -> new TokenizerException("the vocabulary has no token '" + token + "'"));
     }
 
+    @Override
     public int maskTokenId() {
         return tokenId(config.specialTokens().mask());
     }
 
+    @Override
     public int padTokenId() {
         if (padId < 0) {
             throw new TokenizerException("the vocabulary has no padding token '" + config.specialTokens().pad() + "'");
@@ -123,8 +126,65 @@ public final class BertTokenizer {
         return padId;
     }
 
+    @Override
     public boolean isSpecialId(int id) {
         return specialIdSet.get(id);
+    }
+
+    @Override
+    public int tokenToId(String token) {
+        return vocab.id(token).orElse(-1);
+    }
+
+    @Override
+    public String idToToken(int id) {
+        return id >= 0 && id < vocab.size() ? vocab.token(id) : null;
+    }
+
+    @Override
+    public int vocabSize() {
+        return vocab.size();
+    }
+
+    @Override
+    public int unkTokenId() {
+        return unkId;
+    }
+
+    /** BERT's: {@code [CLS] A [SEP]} and {@code [CLS] A [SEP] B [SEP]}. */
+    @Override
+    public Template template() {
+        return new Template(1, 1, 1, 1, 1);
+    }
+
+    @Override
+    public int modelMaxLength() {
+        return config.modelMaxLength();
+    }
+
+    /**
+     * Strides, left truncation and left or rounded-up padding go through the same stages as a
+     * pipeline (BertNormalizer, BertPreTokenizer, WordPiece, BertProcessing), built once.
+     */
+    private static boolean needsPipeline(EncodeOptions o) {
+        return o.stride() > 0 || o.truncationSide() != EncodeOptions.Side.RIGHT
+                || o.paddingSide() != EncodeOptions.Side.RIGHT || o.padToMultipleOf() > 0;
+    }
+
+    private volatile Tokenizer pipeline;
+
+    /** This tokenizer as a pipeline of stages, with the same vocabulary and settings. */
+    public Tokenizer pipeline() {
+        Tokenizer p = pipeline;
+        if (p == null) {
+            p = org.vectorbert.tokenizer.pipeline.BertPipeline.of(vocab.tokens(), config.lowercase(),
+                    config.stripAccents(), config.tokenizeChineseChars(), config.cleanText(),
+                    config.continuingSubwordPrefix(), config.maxInputCharsPerWord(), config.modelMaxLength(),
+                    config.specialTokens().unk(), config.specialTokens().cls(), config.specialTokens().sep(),
+                    config.specialTokens().pad(), config.specialTokens().mask(), java.util.Arrays.asList(specialTokens));
+            pipeline = p;
+        }
+        return p;
     }
 
     /** The WordPiece tokens of a text, without special tokens added (Hugging Face's {@code tokenize}). */
@@ -137,14 +197,17 @@ public final class BertTokenizer {
         return List.of(tokens);
     }
 
+    @Override
     public Encoding encode(String text) {
         return encode(text, null, EncodeOptions.defaults());
     }
 
+    @Override
     public Encoding encode(String text, EncodeOptions options) {
         return encode(text, null, options);
     }
 
+    @Override
     public Encoding encode(String first, String second) {
         return encode(first, second, EncodeOptions.defaults());
     }
@@ -154,13 +217,18 @@ public final class BertTokenizer {
      *
      * @param second the second text, or null for a single text
      */
+    @Override
     public Encoding encode(String first, String second, EncodeOptions options) {
         Objects.requireNonNull(first, "first");
+        if (needsPipeline(options)) {
+            return pipeline().encode(first, second, options);
+        }
         Encoding encoding = assemble(pieces(first), second == null ? null : pieces(second), options);
         return options.padding() == Padding.MAX_LENGTH ? pad(encoding, maxLength(options)) : encoding;
     }
 
     /** Encodes many texts; with {@link Padding#LONGEST} all come out as long as the longest. */
+    @Override
     public List<Encoding> encodeBatch(List<String> texts, EncodeOptions options) {
         return encodeBatch(texts, null, options);
     }
@@ -168,7 +236,11 @@ public final class BertTokenizer {
     /**
      * Encodes many text pairs; {@code seconds} may be null for single texts.
      */
+    @Override
     public List<Encoding> encodeBatch(List<String> firsts, List<String> seconds, EncodeOptions options) {
+        if (needsPipeline(options)) {
+            return pipeline().encodeBatch(firsts, seconds, options);
+        }
         if (seconds != null && seconds.size() != firsts.size()) {
             throw new TokenizerException("a batch of pairs needs as many second texts (" + seconds.size()
                     + ") as first texts (" + firsts.size() + ")");
@@ -193,6 +265,7 @@ public final class BertTokenizer {
     }
 
     /** Decodes ids to text, joining {@code ##} pieces; see {@link #decode(int[], boolean)}. */
+    @Override
     public String decode(int[] ids) {
         return decode(ids, false);
     }
@@ -202,6 +275,7 @@ public final class BertTokenizer {
      * {@code ##} continuations, special tokens dropped on request, and (when the config says so)
      * the space before punctuation and English contractions removed.
      */
+    @Override
     public String decode(int[] ids, boolean skipSpecialTokens) {
         String prefix = config.continuingSubwordPrefix();
         StringBuilder text = new StringBuilder(ids.length * 6);

@@ -15,6 +15,8 @@ import java.util.List;
  * @param starts            start of each token's span in the source text, in UTF-16 {@code char}s; special tokens get (0, 0)
  * @param ends              end (exclusive) of each token's span, in UTF-16 {@code char}s
  * @param sequenceIds       0 or 1 for the text a token came from, -1 for added special tokens and padding
+ * @param overflowing       the windows truncation cut off (with stride, each with the special tokens
+ *                          of its own), in the tokenizers library's order; empty without truncation
  */
 public record Encoding(
         List<String> tokens,
@@ -24,7 +26,18 @@ public record Encoding(
         int[] specialTokensMask,
         int[] starts,
         int[] ends,
-        int[] sequenceIds) {
+        int[] sequenceIds,
+        List<Encoding> overflowing) {
+
+    public Encoding {
+        overflowing = List.copyOf(overflowing);
+    }
+
+    /** An encoding with no overflow windows. */
+    public Encoding(List<String> tokens, int[] ids, int[] typeIds, int[] attentionMask, int[] specialTokensMask,
+                    int[] starts, int[] ends, int[] sequenceIds) {
+        this(tokens, ids, typeIds, attentionMask, specialTokensMask, starts, ends, sequenceIds, List.of());
+    }
 
     public int length() {
         return ids.length;
@@ -57,7 +70,8 @@ public record Encoding(
                 && Arrays.equals(specialTokensMask, e.specialTokensMask)
                 && Arrays.equals(starts, e.starts)
                 && Arrays.equals(ends, e.ends)
-                && Arrays.equals(sequenceIds, e.sequenceIds);
+                && Arrays.equals(sequenceIds, e.sequenceIds)
+                && overflowing.equals(e.overflowing);
     }
 
     @Override

@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
+import org.vectorbert.tokenizer.pipeline.CharTrie;
 
 /**
  * The WordPiece vocabulary: token strings by id, and a character trie over them for

@@ -1,4 +1,4 @@
-package org.vectorbert.tokenizer;
+package org.vectorbert.tokenizer.pipeline;
 
 import java.util.Arrays;
 
@@ -6,9 +6,9 @@ import java.util.Arrays;
  * A trie over UTF-16 code units whose edges live in one open-addressing table keyed by
  * (node, char), so a longest-prefix search walks the word once and allocates nothing.
  */
-final class CharTrie {
-    static final int ROOT = 0;
-    static final int NONE = -1;
+public final class CharTrie {
+    public static final int ROOT = 0;
+    public static final int NONE = -1;
 
     private long[] keys;      // (node << 16 | char) + 1; 0 marks an empty slot
     private int[] children;
@@ -17,7 +17,7 @@ final class CharTrie {
     private int[] tokenIds = new int[1024];  // per node: the token ending here, or NONE
     private int nodes = 1;
 
-    CharTrie(String[] tokens) {
+    public CharTrie(String[] tokens) {
         int capacity = Integer.highestOneBit(Math.max(16, tokens.length * 8)) << 1;
         keys = new long[capacity];
         children = new int[capacity];
@@ -34,7 +34,7 @@ final class CharTrie {
     }
 
     /** The child of {@code node} along {@code c}, or {@link #NONE}. */
-    int child(int node, char c) {
+    public int child(int node, char c) {
         long key = ((long) node << 16 | c) + 1;
         for (int slot = hash(key) & mask; ; slot = (slot + 1) & mask) {
             long k = keys[slot];
@@ -48,12 +48,12 @@ final class CharTrie {
     }
 
     /** The token id ending at {@code node}, or {@link #NONE}. */
-    int tokenId(int node) {
+    public int tokenId(int node) {
         return tokenIds[node];
     }
 
     /** The node reached from the root by {@code prefix}, or {@link #NONE}. */
-    int walk(String prefix) {
+    public int walk(String prefix) {
         int node = ROOT;
         for (int i = 0; i < prefix.length() && node != NONE; i++) {
             node = child(node, prefix.charAt(i));

@@ -1,0 +1,97 @@
+package org.vectorbert.tokenizer;
+
+import java.nio.file.Path;
+import java.util.List;
+import org.vectorbert.tokenizer.pipeline.TokenizerFiles;
+
+/**
+ * A tokenizer as Hugging Face's {@code tokenizers} library runs it: text to ids, type ids,
+ * masks and character offsets into the original text, and back. Everything model-specific
+ * (which special tokens, where they go) comes from the tokenizer's files, so callers never spell
+ * {@code [CLS]} or {@code <s>}: they ask {@link #template()} and the role ids.
+ *
+ * <p>Implementations are immutable and safe to share between threads.
+ */
+public interface Tokenizer {
+    /**
+     * Loads the tokenizer of a Hugging Face model directory: {@code tokenizer.json} if present,
+     * else {@code vocab.txt} (a {@link BertTokenizer}), else {@code vocab.json} + {@code merges.txt}
+     * (byte-level BPE with RoBERTa's template), else {@code sentencepiece.bpe.model} or
+     * {@code spiece.model}; {@code tokenizer_config.json} and {@code special_tokens_map.json}
+     * name the special tokens' roles and the model's maximum length.
+     */
+    static Tokenizer fromDirectory(Path directory) {
+        return TokenizerFiles.loadDirectory(directory);
+    }
+
+    /** Loads a {@code tokenizer.json} on its own, as {@code Tokenizer.from_file} does. */
+    static Tokenizer fromTokenizerJson(Path tokenizerJson) {
+        return TokenizerFiles.loadTokenizerJson(tokenizerJson);
+    }
+
+    /** Encodes one text with the defaults (special tokens added, the file's own truncation and padding if any). */
+    default Encoding encode(String text) {
+        return encode(text, null, defaultOptions());
+    }
+
+    default Encoding encode(String text, EncodeOptions options) {
+        return encode(text, null, options);
+    }
+
+    default Encoding encode(String first, String second) {
+        return encode(first, second, defaultOptions());
+    }
+
+    /**
+     * Encodes a text, or a pair, with the post-processor's template.
+     *
+     * @param second the second text, or null for a single text
+     */
+    Encoding encode(String first, String second, EncodeOptions options);
+
+    default List<Encoding> encodeBatch(List<String> texts, EncodeOptions options) {
+        return encodeBatch(texts, null, options);
+    }
+
+    /** Encodes many texts or pairs ({@code seconds} may be null); {@link Padding#LONGEST} pads to the longest. */
+    List<Encoding> encodeBatch(List<String> firsts, List<String> seconds, EncodeOptions options);
+
+    /** The options {@link #encode(String)} uses: the file's truncation and padding sections, else none. */
+    default EncodeOptions defaultOptions() {
+        return EncodeOptions.defaults();
+    }
+
+    /** Ids back to text through the decoder; special tokens dropped on request. */
+    String decode(int[] ids, boolean skipSpecialTokens);
+
+    default String decode(int[] ids) {
+        return decode(ids, false);
+    }
+
+    /** The id of a token (added tokens included), or -1. */
+    int tokenToId(String token);
+
+    /** The token of an id, or null. */
+    String idToToken(int id);
+
+    /** Vocabulary size, added tokens included. */
+    int vocabSize();
+
+    /** The mask token's id (for fill-mask); throws if the tokenizer has none. */
+    int maskTokenId();
+
+    /** The padding token's id; throws if the tokenizer has none. */
+    int padTokenId();
+
+    /** The unknown token's id, or -1 if the model has none. */
+    int unkTokenId();
+
+    /** Whether an id is a special token (dropped by {@code decode(ids, true)}). */
+    boolean isSpecialId(int id);
+
+    /** Where the special tokens go around one text or a pair. */
+    Template template();
+
+    /** The longest input the model takes, special tokens included ({@code model_max_length}). */
+    int modelMaxLength();
+}

@@ -1,0 +1,127 @@
+package org.vectorbert.tokenizer.pipeline;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The file's {@code added_tokens}, found in text before the model runs: tokens with
+ * {@code normalized: false} in the raw text, the others in the normalised text (their content
+ * normalised too). At each position the longest token wins, leftmost first, matches never
+ * overlap; a single_word token next to a word character is not taken (and its match is still
+ * consumed, as the library's Aho-Corasick iteration does); lstrip and rstrip take the adjacent
+ * whitespace into the token's span.
+ */
+public final class AddedVocabulary {
+    /** One added token. */
+    public record AddedToken(int id, String content, boolean singleWord, boolean lstrip, boolean rstrip,
+                             boolean normalized, boolean special) {}
+
+    /** A piece of text and, if it is an added token, its id and token string. */
+    public record Segment(Normalized piece, int id, String value) {}
+
+    private final List<AddedToken> tokens;
+    private final Map<Character, List<Candidate>> raw = new HashMap<>();
+    private final Map<Character, List<Candidate>> normalized = new HashMap<>();
+
+    private record Candidate(String pattern, AddedToken token) {}
+
+    public AddedVocabulary(List<AddedToken> tokens, Normalizer normalizer) {
+        this.tokens = List.copyOf(tokens);
+        for (AddedToken t : tokens) {
+            if (t.content().isEmpty()) {
+                continue;
+            }
+            String pattern = t.content();
+            if (t.normalized() && normalizer != null) {
+                pattern = normalizer.normalize(Normalized.of(pattern, 0, pattern.length())).text();
+                if (pattern.isEmpty()) {
+                    continue;
+                }
+            }
+            (t.normalized() ? normalized : raw).computeIfAbsent(pattern.charAt(0), c -> new ArrayList<>())
+                    .add(new Candidate(pattern, t));
+        }
+        for (var m : List.of(raw, normalized)) {
+            m.values().forEach(l -> l.sort((a, b) -> b.pattern().length() - a.pattern().length()));
+        }
+    }
+
+    public List<AddedToken> tokens() {
+        return tokens;
+    }
+
+    /** Splits a text: raw-matched tokens first, the rest normalised, then normalised tokens. */
+    public List<Segment> split(String text, Normalizer normalizer) {
+        List<Segment> out = new ArrayList<>();
+        for (Segment s : find(Normalized.of(text, 0, text.length()), raw)) {
+            if (s.id() >= 0) {
+                out.add(s);
+            } else {
+                Normalized n = normalizer == null ? s.piece() : normalizer.normalize(s.piece());
+                out.addAll(find(n, normalized));
+            }
+        }
+        return out;
+    }
+
+    private static List<Segment> find(Normalized piece, Map<Character, List<Candidate>> candidates) {
+        String s = piece.text();
+        if (candidates.isEmpty() || s.isEmpty()) {
+            return List.of(new Segment(piece, -1, null));
+        }
+        List<Segment> out = new ArrayList<>();
+        int done = 0;
+        int i = 0;
+        while (i < s.length()) {
+            List<Candidate> list = candidates.get(s.charAt(i));
+            Candidate hit = null;
+            if (list != null) {
+                for (Candidate c : list) {
+                    if (s.startsWith(c.pattern(), i)) {
+                        hit = c;
+                        break;
+                    }
+                }
+            }
+            if (hit == null) {
+                i++;
+                continue;
+            }
+            int start = i;
+            int stop = i + hit.pattern().length();
+            i = stop;
+            AddedToken t = hit.token();
+            if (t.singleWord()) {
+                boolean before = start > 0 && Unicode.isWordChar(s.codePointBefore(start));
+                boolean after = stop < s.length() && Unicode.isWordChar(s.codePointAt(stop));
+                if (before || after) {
+                    continue;
+                }
+            }
+            if (t.lstrip()) {
+                int k = start;
+                while (k > 0 && Unicode.isWhitespace(s.codePointBefore(k))) {
+                    k -= Character.charCount(s.codePointBefore(k));
+                }
+                start = Math.max(k, done);
+            }
+            if (t.rstrip()) {
+                while (stop < s.length() && Unicode.isWhitespace(s.codePointAt(stop))) {
+                    stop += Character.charCount(s.codePointAt(stop));
+                }
+            }
+            if (done < start) {
+                out.add(new Segment(piece.slice(done, start), -1, null));
+            }
+            out.add(new Segment(piece.slice(start, stop), t.id(), s.substring(start, stop)));
+            done = stop;
+            i = Math.max(i, stop);
+        }
+        if (done < s.length()) {
+            out.add(new Segment(piece.slice(done, s.length()), -1, null));
+        }
+        return out;
+    }
+}

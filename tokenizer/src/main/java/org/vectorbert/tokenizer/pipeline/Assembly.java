@@ -1,0 +1,188 @@
+package org.vectorbert.tokenizer.pipeline;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.vectorbert.tokenizer.EncodeOptions;
+import org.vectorbert.tokenizer.Truncation;
+import org.vectorbert.tokenizer.TokenizerException;
+
+/**
+ * Truncation with overflow windows, the post-processor, and padding, in the tokenizers library's
+ * order and with its arithmetic (Encoding::truncate, truncate_encodings, Encoding::merge_with).
+ */
+final class Assembly {
+    private Assembly() {}
+
+    static Tokens assemble(Tokens a, Tokens b, EncodeOptions options, PostProcessor post, int maxLength) {
+        if (options.truncation() != Truncation.NONE) {
+            int added = options.addSpecialTokens() ? post.added(b != null) : 0;
+            if (maxLength < added) {
+                throw new TokenizerException("max length " + maxLength + " leaves no room for the " + added
+                        + " special tokens");
+            }
+            truncate(a, b, maxLength - added, options);
+        }
+        Tokens main = process(a, b, options, post);
+        // Overflow windows: each of A's with B and with each of B's, then A with each of B's (merge_with's order).
+        for (Tokens ao : a.overflowing) {
+            main.overflowing.add(process(ao, b == null ? null : b, options, post));
+            if (b != null) {
+                for (Tokens bo : b.overflowing) {
+                    main.overflowing.add(process(ao, bo, options, post));
+                }
+            }
+        }
+        if (b != null) {
+            for (Tokens bo : b.overflowing) {
+                main.overflowing.add(process(a, bo, options, post));
+            }
+        }
+        return main;
+    }
+
+    /** Runs the post-processor on copies (it retypes in place) and concatenates its parts. */
+    private static Tokens process(Tokens a, Tokens b, EncodeOptions options, PostProcessor post) {
+        List<Tokens> parts = new ArrayList<>(2);
+        parts.add(copy(a));
+        if (b != null) {
+            parts.add(copy(b));
+        }
+        Tokens out = new Tokens();
+        for (Tokens part : post.apply(parts, options.addSpecialTokens())) {
+            for (int i = 0; i < part.size; i++) {
+                out.addFrom(part, i);
+            }
+        }
+        return out;
+    }
+
+    private static Tokens copy(Tokens t) {
+        Tokens c = t.range(0, t.size);
+        c.window = t.window;
+        return c;
+    }
+
+    /** Fits A (and B) into {@code max} tokens, the cut parts becoming overflow windows. */
+    private static void truncate(Tokens a, Tokens b, int max, EncodeOptions options) {
+        int n1 = a.size;
+        int n2 = b == null ? 0 : b.size;
+        if (n1 + n2 <= max) {
+            return;
+        }
+        int toRemove = n1 + n2 - max;
+        switch (options.truncation()) {
+            case LONGEST_FIRST -> {
+                if (b == null) {
+                    window(a, max, options);
+                    return;
+                }
+                boolean swap = n1 > n2;
+                int shorter = Math.min(n1, n2);
+                int longer = shorter > max ? shorter : Math.max(shorter, max - shorter);
+                if (shorter + longer > max) {
+                    shorter = max / 2;
+                    longer = shorter + max % 2;
+                }
+                window(a, swap ? longer : shorter, options);
+                window(b, swap ? shorter : longer, options);
+            }
+            case ONLY_FIRST, ONLY_SECOND -> {
+                Tokens target = options.truncation() == Truncation.ONLY_FIRST ? a : b;
+                if (target == null) {
+                    throw new TokenizerException("truncation only_second needs a second text");
+                }
+                if (target.size <= toRemove) {
+                    throw new TokenizerException("cannot truncate with "
+                            + options.truncation().name().toLowerCase(java.util.Locale.ROOT) + ": the "
+                            + (target == a ? "first" : "second") + " text has " + target.size + " tokens but "
+                            + toRemove + " must go to fit in " + max + " (special tokens excluded); use longest_first");
+                }
+                window(target, target.size - toRemove, options);
+            }
+            case NONE -> { }
+        }
+    }
+
+    /** Encoding::truncate: keeps one window of {@code max} tokens, the others stepping by max - stride go to overflowing. */
+    private static void window(Tokens t, int max, EncodeOptions options) {
+        int n = t.size;
+        if (max >= n) {
+            return;
+        }
+        List<int[]> parts = new ArrayList<>();
+        if (max == 0) {
+            parts.add(new int[] {0, 0});
+            parts.add(new int[] {0, n});
+        } else {
+            int stride = options.stride();
+            if (stride >= max) {
+                throw new TokenizerException("stride " + stride + " must be less than the " + max
+                        + " tokens left for the text after special tokens");
+            }
+            int step = max - stride;
+            if (options.truncationSide() == EncodeOptions.Side.RIGHT) {
+                for (int start = 0; start < n; start += step) {
+                    int stop = Math.min(start + max, n);
+                    parts.add(new int[] {start, stop});
+                    if (stop == n) {
+                        break;
+                    }
+                }
+            } else {
+                for (int stop = n; stop > 0; stop -= step) {
+                    int start = Math.max(0, stop - max);
+                    parts.add(new int[] {start, stop});
+                    if (start == 0) {
+                        break;
+                    }
+                }
+            }
+        }
+        Tokens whole = t.range(0, n);
+        List<Tokens> windows = new ArrayList<>();
+        for (int k = 1; k < parts.size(); k++) {
+            Tokens w = whole.range(parts.get(k)[0], parts.get(k)[1]);
+            w.window = true;
+            windows.add(w);
+        }
+        Tokens first = whole.range(parts.get(0)[0], parts.get(0)[1]);
+        t.size = 0;
+        for (int i = 0; i < first.size; i++) {
+            t.addFrom(first, i);
+        }
+        t.overflowing.clear();
+        t.overflowing.addAll(windows);
+    }
+
+    /** Pads to {@code length} (rounded up to the multiple), on the side the options say; overflow windows too. */
+    static void pad(Tokens t, int length, EncodeOptions options, PipelineTokenizer.PadSettings pad) {
+        int target = length;
+        int multiple = options.padToMultipleOf();
+        if (multiple > 0 && target % multiple != 0) {
+            target += multiple - target % multiple;
+        }
+        for (Tokens o : t.overflowing) {
+            pad(o, length, options, pad);
+        }
+        if (t.size >= target) {
+            return;
+        }
+        int missing = target - t.size;
+        if (options.paddingSide() == EncodeOptions.Side.RIGHT) {
+            for (int k = 0; k < missing; k++) {
+                t.add(pad.id(), pad.token(), 0, 0, pad.typeId(), 1, -1);
+                t.attention[t.size - 1] = 0;
+            }
+            return;
+        }
+        Tokens old = t.range(0, t.size);
+        t.size = 0;
+        for (int k = 0; k < missing; k++) {
+            t.add(pad.id(), pad.token(), 0, 0, pad.typeId(), 1, -1);
+            t.attention[t.size - 1] = 0;
+        }
+        for (int i = 0; i < old.size; i++) {
+            t.addFrom(old, i);
+        }
+    }
+}

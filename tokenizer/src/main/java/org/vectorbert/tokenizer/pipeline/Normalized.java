@@ -1,0 +1,207 @@
+package org.vectorbert.tokenizer.pipeline;
+
+import java.util.Arrays;
+
+/**
+ * A piece of text after normalisation, with, for every UTF-16 unit of the normalised text, the
+ * span of original text it came from (absolute UTF-16 indices into the input). This is the
+ * {@code tokenizers} library's NormalizedString, with two differences that do not change any
+ * offset: alignments are kept per UTF-16 unit instead of per UTF-8 byte (both units of a
+ * surrogate pair share one span, as all bytes of a char do there), and they are absolute, so a
+ * slice needs no shift.
+ *
+ * <p>Instances are immutable; an {@link Edit} builds the next one.
+ */
+public final class Normalized {
+    private final String text;
+    private final int[] starts;
+    private final int[] ends;
+    /** Where this piece starts in the original text ({@code offsets_original().0}); Metaspace's "first" scheme reads it. */
+    private final int originalStart;
+    private final int originalEnd;
+
+    Normalized(String text, int[] starts, int[] ends, int originalStart, int originalEnd) {
+        this.text = text;
+        this.starts = starts;
+        this.ends = ends;
+        this.originalStart = originalStart;
+        this.originalEnd = originalEnd;
+    }
+
+    /** {@code original[from, to)} as it stands, each unit aligned to itself. */
+    public static Normalized of(String original, int from, int to) {
+        int n = to - from;
+        int[] s = new int[n];
+        int[] e = new int[n];
+        for (int i = 0; i < n; ) {
+            int cp = original.codePointAt(from + i);
+            int w = Character.charCount(cp);
+            for (int k = 0; k < w; k++) {
+                s[i + k] = from + i;
+                e[i + k] = from + i + w;
+            }
+            i += w;
+        }
+        return new Normalized(original.substring(from, to), s, e, from, to);
+    }
+
+    public String text() {
+        return text;
+    }
+
+    public int length() {
+        return text.length();
+    }
+
+    public boolean isEmpty() {
+        return text.isEmpty();
+    }
+
+    public int originalStart() {
+        return originalStart;
+    }
+
+    /** Original start of the normalised unit {@code i}. */
+    public int startOf(int i) {
+        return starts[i];
+    }
+
+    /** Original end of the normalised unit {@code i}. */
+    public int endOf(int i) {
+        return ends[i];
+    }
+
+    /** The original span of normalised units {@code [from, to)}: the first one's start, the last one's end. */
+    public int originalStartOf(int from, int to) {
+        return from < to ? starts[from] : originalStart;
+    }
+
+    public int originalEndOf(int from, int to) {
+        return from < to ? ends[to - 1] : originalStart;
+    }
+
+    /** Normalised units {@code [from, to)} as a piece of their own; its original start is the first unit's. */
+    public Normalized slice(int from, int to) {
+        int oStart = from < to ? starts[from] : (from < starts.length ? starts[from] : originalEnd);
+        int oEnd = from < to ? ends[to - 1] : oStart;
+        return new Normalized(text.substring(from, to), Arrays.copyOfRange(starts, from, to),
+                Arrays.copyOfRange(ends, from, to), oStart, oEnd);
+    }
+
+    public Edit edit() {
+        return new Edit(this);
+    }
+
+    @Override
+    public String toString() {
+        return text;
+    }
+
+    /**
+     * Rewrites a normalised text code point by code point, as {@code transform} does in the
+     * tokenizers library: {@link #keep} consumes the next code point and emits a replacement
+     * aligned to it (change 0); {@link #drop} consumes one without output (a negative change, or
+     * the initial offset); {@link #insert} emits a new code point aligned to the last consumed one,
+     * or to an empty span at the start when none was consumed yet (change +1).
+     */
+    public static final class Edit {
+        private final Normalized source;
+        private final StringBuilder out;
+        private int[] starts;
+        private int[] ends;
+        private int size;
+        private int next;
+        private int lastStart;
+        private int lastEnd;
+
+        Edit(Normalized source) {
+            this.source = source;
+            this.out = new StringBuilder(source.text.length() + 8);
+            this.starts = new int[source.text.length() + 8];
+            this.ends = new int[starts.length];
+            this.lastStart = source.originalStart;
+            this.lastEnd = source.originalStart;
+        }
+
+        /** The code point the next {@link #keep} or {@link #drop} consumes, or -1 at the end. */
+        public int peek() {
+            return next < source.text.length() ? source.text.codePointAt(next) : -1;
+        }
+
+        /** How many UTF-16 units of the source are consumed. */
+        public int position() {
+            return next;
+        }
+
+        public boolean hasNext() {
+            return next < source.text.length();
+        }
+
+        /** Consumes the next code point and returns it. */
+        private int consume() {
+            int cp = source.text.codePointAt(next);
+            lastStart = source.starts[next];
+            lastEnd = source.ends[next];
+            next += Character.charCount(cp);
+            return cp;
+        }
+
+        public Edit keep(int replacement) {
+            consume();
+            return emit(replacement);
+        }
+
+        /** Keeps the next code point as it is. */
+        public Edit keep() {
+            return keep(peek());
+        }
+
+        public Edit drop() {
+            consume();
+            return this;
+        }
+
+        public Edit insert(int cp) {
+            return emit(cp);
+        }
+
+        public Edit insert(CharSequence s) {
+            for (int i = 0; i < s.length(); ) {
+                int cp = Character.codePointAt(s, i);
+                emit(cp);
+                i += Character.charCount(cp);
+            }
+            return this;
+        }
+
+        /** Keeps everything not yet consumed. */
+        public Edit keepRest() {
+            while (hasNext()) {
+                keep();
+            }
+            return this;
+        }
+
+        private Edit emit(int cp) {
+            int w = Character.charCount(cp);
+            if (size + w > starts.length) {
+                starts = Arrays.copyOf(starts, Math.max(size + w, starts.length * 2));
+                ends = Arrays.copyOf(ends, starts.length);
+            }
+            out.appendCodePoint(cp);
+            for (int k = 0; k < w; k++) {
+                starts[size] = lastStart;
+                ends[size++] = lastEnd;
+            }
+            return this;
+        }
+
+        public Normalized done() {
+            while (hasNext()) {
+                drop();
+            }
+            return new Normalized(out.toString(), Arrays.copyOf(starts, size), Arrays.copyOf(ends, size),
+                    source.originalStart, source.originalEnd);
+        }
+    }
+}

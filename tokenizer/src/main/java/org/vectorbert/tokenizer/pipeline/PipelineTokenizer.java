@@ -1,0 +1,240 @@
+package org.vectorbert.tokenizer.pipeline;
+
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import java.util.Objects;
+import org.vectorbert.tokenizer.EncodeOptions;
+import org.vectorbert.tokenizer.Encoding;
+import org.vectorbert.tokenizer.Padding;
+import org.vectorbert.tokenizer.Template;
+import org.vectorbert.tokenizer.Tokenizer;
+import org.vectorbert.tokenizer.TokenizerException;
+
+/**
+ * The tokenizers library's pipeline: added tokens, normalizer, pre-tokenizer, model per word,
+ * then truncation, post-processor and padding ({@link Assembly}); decoding through the decoder.
+ */
+public final class PipelineTokenizer implements Tokenizer {
+    /** The stages and settings a pipeline is built from. */
+    public record Stages(Normalizer normalizer, PreTokenizer preTokenizer, Model model, PostProcessor postProcessor,
+                         Decoder decoder, List<AddedVocabulary.AddedToken> addedTokens, Roles roles,
+                         EncodeOptions defaultOptions, PadSettings pad, int modelMaxLength) {}
+
+    /** The special tokens' roles, by id (-1 for none). */
+    public record Roles(int mask, int pad, int unk) {}
+
+    /** What padding fills with: the file's padding section, or the pad role's token. */
+    public record PadSettings(int id, int typeId, String token) {}
+
+    private final Stages stages;
+    private final AddedVocabulary added;
+    private final BitSet specialIds = new BitSet();
+    private final java.util.Map<String, Integer> addedIds = new java.util.HashMap<>();
+    private final java.util.Map<Integer, String> addedTokens = new java.util.HashMap<>();
+
+    public PipelineTokenizer(Stages stages) {
+        this.stages = Objects.requireNonNull(stages);
+        this.added = new AddedVocabulary(stages.addedTokens(), stages.normalizer());
+        for (AddedVocabulary.AddedToken t : stages.addedTokens()) {
+            addedIds.put(t.content(), t.id());
+            addedTokens.put(t.id(), t.content());
+            if (t.special()) {
+                specialIds.set(t.id());
+            }
+        }
+    }
+
+    public Stages stages() {
+        return stages;
+    }
+
+    /**
+     * The tokens of one text, before truncation and special tokens; type and sequence id
+     * {@code sequence}. Under truncation the library keeps only whole words (pre-tokenized
+     * splits, added tokens) from the truncation side until it holds {@code limit} tokens, and
+     * drops the rest for good, before it truncates with overflow: a text of 26 one-token words
+     * at max_length 10 gives one overflow window, one 90-token word at 20 still gives four
+     * (measured on tokenizers 0.23.2; make-pipeline-fixtures.mjs records such cases).
+     */
+    Tokens tokens(String text, int sequence, int limit, EncodeOptions.Side side) {
+        Tokens out = new Tokens();
+        List<Integer> wordStarts = new ArrayList<>();
+        for (AddedVocabulary.Segment s : added.split(text, stages.normalizer())) {
+            if (side == EncodeOptions.Side.RIGHT && out.size >= limit) {
+                break;
+            }
+            if (s.id() >= 0) {
+                Normalized p = s.piece();
+                wordStarts.add(out.size);
+                out.add(s.id(), s.value(), p.originalStartOf(0, p.length()), p.originalEndOf(0, p.length()), 0, 0, 0);
+                continue;
+            }
+            if (s.piece().isEmpty()) {
+                continue;
+            }
+            List<Normalized> words = stages.preTokenizer() == null
+                    ? List.of(s.piece()) : stages.preTokenizer().split(s.piece());
+            for (Normalized w : words) {
+                if (side == EncodeOptions.Side.RIGHT && out.size >= limit) {
+                    break;
+                }
+                if (!w.isEmpty()) {
+                    wordStarts.add(out.size);
+                    stages.model().tokenize(w, out);
+                }
+            }
+        }
+        if (side == EncodeOptions.Side.LEFT && out.size > limit) {
+            int from = 0;
+            for (int k = wordStarts.size() - 1; k >= 0; k--) {
+                if (out.size - wordStarts.get(k) >= limit) {
+                    from = wordStarts.get(k);
+                    break;
+                }
+            }
+            out = out.range(from, out.size);
+        }
+        out.setSequence(sequence, sequence);
+        return out;
+    }
+
+    private Tokens tokens(String text, int sequence, EncodeOptions options) {
+        return options.truncation() == org.vectorbert.tokenizer.Truncation.NONE
+                ? tokens(text, sequence, Integer.MAX_VALUE, EncodeOptions.Side.RIGHT)
+                : tokens(text, sequence, maxLength(options), options.truncationSide());
+    }
+
+    @Override
+    public Encoding encode(String first, String second, EncodeOptions options) {
+        Objects.requireNonNull(first, "first");
+        Tokens t = Assembly.assemble(tokens(first, 0, options), second == null ? null : tokens(second, 1, options),
+                options, stages.postProcessor(), maxLength(options));
+        if (options.padding() == Padding.MAX_LENGTH) {
+            Assembly.pad(t, padLength(options), options, pad());
+        }
+        return t.toEncoding();
+    }
+
+    @Override
+    public List<Encoding> encodeBatch(List<String> firsts, List<String> seconds, EncodeOptions options) {
+        if (seconds != null && seconds.size() != firsts.size()) {
+            throw new TokenizerException("a batch of pairs needs as many second texts (" + seconds.size()
+                    + ") as first texts (" + firsts.size() + ")");
+        }
+        List<Tokens> all = new ArrayList<>(firsts.size());
+        int longest = 0;
+        for (int i = 0; i < firsts.size(); i++) {
+            String second = seconds == null ? null : seconds.get(i);
+            Tokens t = Assembly.assemble(tokens(firsts.get(i), 0, options),
+                    second == null ? null : tokens(second, 1, options), options, stages.postProcessor(), maxLength(options));
+            longest = Math.max(longest, t.size);
+            all.add(t);
+        }
+        int target = switch (options.padding()) {
+            case NONE -> -1;
+            case LONGEST -> longest;
+            case MAX_LENGTH -> padLength(options);
+        };
+        List<Encoding> out = new ArrayList<>(all.size());
+        for (Tokens t : all) {
+            if (target >= 0) {
+                Assembly.pad(t, target, options, pad());
+            }
+            out.add(t.toEncoding());
+        }
+        return out;
+    }
+
+    private PadSettings pad() {
+        if (stages.pad() == null) {
+            throw new TokenizerException("this tokenizer has no padding token");
+        }
+        return stages.pad();
+    }
+
+    private int padLength(EncodeOptions options) {
+        return options.padToLength() > 0 ? options.padToLength() : maxLength(options);
+    }
+
+    private int maxLength(EncodeOptions options) {
+        return options.maxLength() > 0 ? options.maxLength() : stages.modelMaxLength();
+    }
+
+    @Override
+    public EncodeOptions defaultOptions() {
+        return stages.defaultOptions();
+    }
+
+    @Override
+    public String decode(int[] ids, boolean skipSpecialTokens) {
+        List<String> tokens = new ArrayList<>(ids.length);
+        for (int id : ids) {
+            String t = idToToken(id);
+            if (t != null && !(skipSpecialTokens && specialIds.get(id))) {
+                tokens.add(t);
+            }
+        }
+        Decoder d = stages.decoder() == null ? new Decoder.Spaces() : stages.decoder();
+        return String.join("", d.decode(tokens));
+    }
+
+    @Override
+    public int tokenToId(String token) {
+        Integer id = addedIds.get(token);
+        return id != null ? id : stages.model().tokenToId(token);
+    }
+
+    @Override
+    public String idToToken(int id) {
+        String t = addedTokens.get(id);
+        return t != null ? t : stages.model().idToToken(id);
+    }
+
+    @Override
+    public int vocabSize() {
+        int n = stages.model().vocabSize();
+        for (var e : addedIds.entrySet()) {
+            if (stages.model().tokenToId(e.getKey()) < 0) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    @Override
+    public int maskTokenId() {
+        if (stages.roles().mask() < 0) {
+            throw new TokenizerException("this tokenizer has no mask token");
+        }
+        return stages.roles().mask();
+    }
+
+    @Override
+    public int padTokenId() {
+        if (stages.roles().pad() < 0) {
+            throw new TokenizerException("this tokenizer has no padding token");
+        }
+        return stages.roles().pad();
+    }
+
+    @Override
+    public int unkTokenId() {
+        return stages.roles().unk();
+    }
+
+    @Override
+    public boolean isSpecialId(int id) {
+        return specialIds.get(id);
+    }
+
+    @Override
+    public Template template() {
+        return stages.postProcessor().template();
+    }
+
+    @Override
+    public int modelMaxLength() {
+        return stages.modelMaxLength();
+    }
+}

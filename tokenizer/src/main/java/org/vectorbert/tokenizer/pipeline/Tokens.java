@@ -1,0 +1,87 @@
+package org.vectorbert.tokenizer.pipeline;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * A growing list of tokens with everything an {@link org.vectorbert.tokenizer.Encoding} holds;
+ * spans are in UTF-16 units of the original text, (0, 0) for added special tokens.
+ */
+public final class Tokens {
+    int size;
+    int[] ids = new int[16];
+    String[] values = new String[16];
+    int[] starts = new int[16];
+    int[] ends = new int[16];
+    int[] typeIds = new int[16];
+    int[] special = new int[16];
+    int[] attention = new int[16];
+    int[] sequenceIds = new int[16];
+    final List<Tokens> overflowing = new ArrayList<>();
+    /** An overflow window: a template does not retype it (the tokenizers library sets type ids on the main encodings only). */
+    boolean window;
+
+    public int size() {
+        return size;
+    }
+
+    /** A token of text {@code sequence}, spanning normalised units {@code [from, to)} of {@code piece}. */
+    public void add(int id, String value, Normalized piece, int from, int to) {
+        add(id, value, piece.originalStartOf(from, to), piece.originalEndOf(from, to), 0, 0, 0);
+    }
+
+    public void add(int id, String value, int start, int end, int typeId, int isSpecial, int sequenceId) {
+        if (size == ids.length) {
+            int n = size * 2;
+            ids = Arrays.copyOf(ids, n);
+            values = Arrays.copyOf(values, n);
+            starts = Arrays.copyOf(starts, n);
+            ends = Arrays.copyOf(ends, n);
+            typeIds = Arrays.copyOf(typeIds, n);
+            special = Arrays.copyOf(special, n);
+            attention = Arrays.copyOf(attention, n);
+            sequenceIds = Arrays.copyOf(sequenceIds, n);
+        }
+        ids[size] = id;
+        values[size] = value;
+        starts[size] = start;
+        ends[size] = end;
+        typeIds[size] = typeId;
+        special[size] = isSpecial;
+        attention[size] = 1;
+        sequenceIds[size] = sequenceId;
+        size++;
+    }
+
+    /** Appends token {@code i} of {@code other}. */
+    void addFrom(Tokens other, int i) {
+        add(other.ids[i], other.values[i], other.starts[i], other.ends[i], other.typeIds[i], other.special[i],
+                other.sequenceIds[i]);
+        attention[size - 1] = other.attention[i];
+    }
+
+    /** Tokens {@code [from, to)} as a new list, without overflow windows. */
+    Tokens range(int from, int to) {
+        Tokens t = new Tokens();
+        for (int i = from; i < to; i++) {
+            t.addFrom(this, i);
+        }
+        return t;
+    }
+
+    void setSequence(int sequenceId, int typeId) {
+        Arrays.fill(sequenceIds, 0, size, sequenceId);
+        Arrays.fill(typeIds, 0, size, typeId);
+    }
+
+    org.vectorbert.tokenizer.Encoding toEncoding() {
+        List<org.vectorbert.tokenizer.Encoding> windows = new ArrayList<>(overflowing.size());
+        for (Tokens o : overflowing) {
+            windows.add(o.toEncoding());
+        }
+        return new org.vectorbert.tokenizer.Encoding(List.of(Arrays.copyOf(values, size)), Arrays.copyOf(ids, size),
+                Arrays.copyOf(typeIds, size), Arrays.copyOf(attention, size), Arrays.copyOf(special, size),
+                Arrays.copyOf(starts, size), Arrays.copyOf(ends, size), Arrays.copyOf(sequenceIds, size), windows);
+    }
+}

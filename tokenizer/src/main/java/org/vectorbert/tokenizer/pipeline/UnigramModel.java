@@ -1,0 +1,167 @@
+package org.vectorbert.tokenizer.pipeline;
+
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.vectorbert.tokenizer.TokenizerException;
+
+/**
+ * {@code Unigram}: the segmentation with the highest total score (Viterbi). Every vocabulary
+ * piece that starts at a character is a candidate; a character no single-character piece
+ * covers gets an unknown candidate scored {@code min(scores) - 10}. On equal totals the path
+ * through the earlier-starting last piece wins. Adjacent unknown pieces are fused into one token
+ * whose string is the text itself; a string not in the vocabulary becomes {@code <0xHH>} byte
+ * tokens with byte_fallback, else the unknown id.
+ */
+public final class UnigramModel implements Model {
+    /** The tokenizers library's K_UNK_PENALTY. */
+    private static final double UNK_PENALTY = 10.0;
+
+    private final String[] pieces;
+    private final double[] scores;
+    private final Map<String, Integer> ids;
+    private final CharTrie trie;
+    private final int unkId;
+    private final boolean byteFallback;
+    private final double unkScore;
+
+    public UnigramModel(List<String> pieces, double[] scores, int unkId, boolean byteFallback, String where) {
+        this.pieces = pieces.toArray(String[]::new);
+        this.scores = scores;
+        this.ids = new HashMap<>(pieces.size() * 2);
+        for (int i = 0; i < this.pieces.length; i++) {
+            ids.put(this.pieces[i], i);
+        }
+        if (unkId >= this.pieces.length) {
+            throw new TokenizerException(where + ": Unigram unk_id " + unkId + " is outside the vocabulary of "
+                    + this.pieces.length);
+        }
+        this.trie = new CharTrie(this.pieces);
+        this.unkId = unkId;
+        this.byteFallback = byteFallback;
+        double min = Double.POSITIVE_INFINITY;
+        for (double s : scores) {
+            min = Math.min(min, s);
+        }
+        this.unkScore = min - UNK_PENALTY;
+    }
+
+    @Override
+    public void tokenize(Normalized word, Tokens out) {
+        String s = word.text();
+        int n = s.length();
+        double[] best = new double[n + 1];
+        int[] from = new int[n + 1];
+        int[] pieceId = new int[n + 1];
+        boolean[] reached = new boolean[n + 1];
+        reached[0] = true;
+        for (int start = 0; start < n; ) {
+            int width = Character.charCount(s.codePointAt(start));
+            if (reached[start]) {
+                boolean single = false;
+                int node = CharTrie.ROOT;
+                for (int j = start; j < n; j++) {
+                    node = trie.child(node, s.charAt(j));
+                    if (node == CharTrie.NONE) {
+                        break;
+                    }
+                    int id = trie.tokenId(node);
+                    if (id != CharTrie.NONE) {
+                        relax(best, from, pieceId, reached, start, j + 1, id, scores[id]);
+                        single |= j + 1 - start == width;
+                    }
+                }
+                if (!single && unkId >= 0) {
+                    relax(best, from, pieceId, reached, start, start + width, unkId, unkScore);
+                }
+            }
+            start += width;
+        }
+        if (!reached[n]) {
+            throw new TokenizerException("the Unigram model has no unk_id and no piece for a character of '" + s + "'");
+        }
+        int count = 0;
+        int[] ends = new int[n];
+        for (int at = n; at > 0; at = from[at]) {
+            ends[count++] = at;
+        }
+        int tokenStart = 0;
+        int unkFrom = -1;
+        for (int k = count - 1; k >= 0; k--) {
+            int end = ends[k];
+            int start = from[end];
+            if (pieceId[end] == unkId) {
+                if (unkFrom < 0) {
+                    unkFrom = start;
+                }
+            } else {
+                if (unkFrom >= 0) {
+                    emit(word, s.substring(unkFrom, start), unkFrom, start, out);
+                    unkFrom = -1;
+                }
+                emit(word, pieces[pieceId[end]], start, end, out);
+            }
+            tokenStart = end;
+        }
+        if (unkFrom >= 0) {
+            emit(word, s.substring(unkFrom, tokenStart), unkFrom, tokenStart, out);
+        }
+    }
+
+    /** A strictly better total replaces; starts are visited in order, so ties keep the earlier start. */
+    private static void relax(double[] best, int[] from, int[] pieceId, boolean[] reached, int start, int end,
+                              int id, double score) {
+        double total = best[start] + score;
+        if (!reached[end] || total > best[end]) {
+            reached[end] = true;
+            best[end] = total;
+            from[end] = start;
+            pieceId[end] = id;
+        }
+    }
+
+    private void emit(Normalized word, String text, int start, int end, Tokens out) {
+        Integer id = ids.get(text);
+        if (id != null) {
+            out.add(id, text, word, start, end);
+            return;
+        }
+        if (byteFallback) {
+            byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+            int[] byteIds = new int[bytes.length];
+            boolean all = true;
+            for (int k = 0; k < bytes.length && all; k++) {
+                Integer b = ids.get(String.format("<0x%02X>", bytes[k] & 0xFF));
+                all = b != null;
+                byteIds[k] = all ? b : -1;
+            }
+            if (all) {
+                for (int k = 0; k < bytes.length; k++) {
+                    out.add(byteIds[k], String.format("<0x%02X>", bytes[k] & 0xFF), word, start, end);
+                }
+                return;
+            }
+        }
+        if (unkId < 0) {
+            throw new TokenizerException("the Unigram model has no unk_id for '" + text + "'");
+        }
+        out.add(unkId, text, word, start, end);
+    }
+
+    @Override
+    public int tokenToId(String token) {
+        Integer id = ids.get(token);
+        return id == null ? -1 : id;
+    }
+
+    @Override
+    public String idToToken(int id) {
+        return id >= 0 && id < pieces.length ? pieces[id] : null;
+    }
+
+    @Override
+    public int vocabSize() {
+        return pieces.length;
+    }
+}
