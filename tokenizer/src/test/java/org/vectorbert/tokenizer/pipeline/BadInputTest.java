@@ -1,0 +1,48 @@
+package org.vectorbert.tokenizer.pipeline;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import org.junit.jupiter.api.Test;
+import org.vectorbert.tokenizer.TokenizerException;
+
+/** Broken tokenizer.json files fail with one line that names the problem and where it is. */
+class BadInputTest {
+    private static String message(String json) {
+        return assertThrows(TokenizerException.class, () -> TokenizerFiles.parseTokenizerJson(json, "t.json")).getMessage();
+    }
+
+    private static final String WORDPIECE = "{\"type\":\"WordPiece\",\"unk_token\":\"[UNK]\",\"vocab\":{\"[UNK]\":0,\"a\":1}}";
+
+    @Test
+    void unknownStageTypeIsNamedWithItsPlace() {
+        assertEquals("t.json: normalizer.normalizers[1]: unknown normalizer type 'Fancy'",
+                message("{\"normalizer\":{\"type\":\"Sequence\",\"normalizers\":[{\"type\":\"NFC\"},{\"type\":\"Fancy\"}]},"
+                        + "\"model\":" + WORDPIECE + "}"));
+        assertEquals("t.json: pre_tokenizer: unknown pre_tokenizer type 'Nope'",
+                message("{\"pre_tokenizer\":{\"type\":\"Nope\"},\"model\":" + WORDPIECE + "}"));
+        assertEquals("t.json: model: unknown model type 'WordLevel2'",
+                message("{\"model\":{\"type\":\"WordLevel2\"}}"));
+    }
+
+    @Test
+    void mergesNamingMissingTokens() {
+        assertEquals("t.json: model: merge 1 \"a z\" names token 'z', which is not in the vocabulary",
+                message("{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0,\"b\":1,\"ab\":2},\"merges\":[\"a z\"]}}"));
+        assertEquals("t.json: model: merge 1 \"a b\" makes 'ab', which is not in the vocabulary",
+                message("{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0,\"b\":1},\"merges\":[[\"a\",\"b\"]]}}"));
+    }
+
+    @Test
+    void unigramWithoutScores() {
+        assertEquals("t.json: model.vocab[0] of a Unigram model is not [piece, score]: the vocabulary has no scores",
+                message("{\"model\":{\"type\":\"Unigram\",\"unk_id\":0,\"vocab\":[[\"<unk>\"],[\"a\"]]}}"));
+    }
+
+    @Test
+    void malformedJson() {
+        String m = message("{\"model\": {");
+        assertEquals(true, m.startsWith("cannot parse t.json: "), m);
+        assertEquals(1, m.lines().count());
+    }
+}
