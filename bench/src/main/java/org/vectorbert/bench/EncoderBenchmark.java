@@ -38,7 +38,7 @@ public final class EncoderBenchmark {
         if (!bert.hasMlmHead()) {
             return;
         }
-        FillMask fill = FillMask.of(bert, org.vectorbert.tokenizer.BertTokenizer.fromDirectory(dir), FillMaskOptions.defaults());
+        FillMask fill = FillMask.of(bert, org.vectorbert.tokenizer.Tokenizer.fromDirectory(dir), FillMaskOptions.defaults());
         String query = "Paris is the [MASK] of France.";
         Measure m = Measure.of(30, 21, () -> fill.predict(query));
         System.out.printf("fill-mask \"%s\" (tokenize, encode, MLM row, top-5): median %.1f ms (best %.1f)%n", query,

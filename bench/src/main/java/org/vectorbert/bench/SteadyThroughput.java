@@ -10,7 +10,7 @@ import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.vectorbert.engine.Embeddings;
 import org.vectorbert.engine.FillMask;
-import org.vectorbert.tokenizer.BertTokenizer;
+import org.vectorbert.tokenizer.Tokenizer;
 
 /**
  * A library user's program, for bench/startup-spread: loads a model, sends it real texts of mixed lengths
@@ -80,7 +80,7 @@ public final class SteadyThroughput {
                 FillMask fillMask = model != null ? FillMask.load(model) : FillMask.load();
                 loadMs = (System.nanoTime() - start) / 1e6;
                 int longest = Math.min(fillMask.model().config().maxPositionEmbeddings(),
-                        fillMask.tokenizer().config().modelMaxLength());
+                        fillMask.tokenizer().modelMaxLength());
                 texts = fitting(masked(Corpus.lines(lines)), fillMask.tokenizer(), longest);
                 one = fillMask::predict;
             }
@@ -122,7 +122,7 @@ public final class SteadyThroughput {
     }
 
     /** The lines of at most {@code longest} tokens, special tokens included. */
-    private static List<String> fitting(List<String> lines, BertTokenizer tokenizer, int longest) {
+    private static List<String> fitting(List<String> lines, Tokenizer tokenizer, int longest) {
         return lines.stream().filter(l -> tokenizer.encode(l).length() <= longest).toList();
     }
 

@@ -15,7 +15,7 @@ import org.vectorbert.loader.BertCheckpoint;
 import org.vectorbert.loader.BertConfig;
 import org.vectorbert.loader.DType;
 import org.vectorbert.loader.Tensor;
-import org.vectorbert.tokenizer.BertTokenizer;
+import org.vectorbert.tokenizer.Tokenizer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -78,7 +78,7 @@ final class InspectCommand implements Callable<Integer> {
     static List<String> problems(BertCheckpoint c) {
         List<String> problems = new ArrayList<>(c.contradictions());
         try {
-            int tokens = BertTokenizer.fromDirectory(c.directory()).vocabulary().size();
+            int tokens = Tokenizer.fromDirectory(c.directory()).vocabSize();
             if (tokens > c.config().vocabSize()) {
                 problems.add("the tokenizer's vocabulary has " + tokens + " tokens, more than vocab_size " + c.config().vocabSize());
             }

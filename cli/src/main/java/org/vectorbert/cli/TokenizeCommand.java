@@ -7,10 +7,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import org.vectorbert.tokenizer.BertTokenizer;
 import org.vectorbert.tokenizer.EncodeOptions;
 import org.vectorbert.tokenizer.Encoding;
-import org.vectorbert.tokenizer.TokenizerConfig;
+import org.vectorbert.tokenizer.Tokenizer;
 import org.vectorbert.tokenizer.Truncation;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -21,7 +20,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "tokenize",
         mixinStandardHelpOptions = true,
         description = {
-            "Split texts into BERT WordPiece tokens and ids, as Hugging Face's BertTokenizer does.",
+            "Split texts into tokens and ids, with character offsets, as the model's Hugging Face tokenizer does (WordPiece, byte-level BPE or Unigram, from tokenizer.json or the older files).",
             "Without --model or --vocab it uses bert-base-uncased, fetched through Maven on first use."},
         footer = {"", "Examples:",
             "  vectorbert tokenize \"Paris is the [MASK] of France.\"",
@@ -42,10 +41,10 @@ final class TokenizeCommand implements Callable<Integer> {
     @Option(names = "--cased", description = "With --vocab: keep case and accents (for cased vocabularies).")
     boolean cased;
 
-    @Option(names = "--pair", paramLabel = "TEXT_B", description = "Second text of a pair: [CLS] TEXT [SEP] TEXT_B [SEP].")
+    @Option(names = "--pair", paramLabel = "TEXT_B", description = "Second text of a pair, joined as the model's template says ([CLS] TEXT [SEP] TEXT_B [SEP] for BERT).")
     String pair;
 
-    @Option(names = "--no-special-tokens", description = "Do not add [CLS] and [SEP].")
+    @Option(names = "--no-special-tokens", description = "Do not add the template's special tokens ([CLS] and [SEP] for BERT).")
     boolean noSpecialTokens;
 
     @Option(names = "--max-length", paramLabel = "N", description = "Truncate to N tokens, special tokens included.")
@@ -55,7 +54,7 @@ final class TokenizeCommand implements Callable<Integer> {
             description = "With --max-length: longest_first (default), only_first or only_second.")
     String truncation;
 
-    @Option(names = "--json", description = "One JSON object per text: tokens, input_ids, token_type_ids, attention_mask, offsets (code points).")
+    @Option(names = "--json", description = "One JSON object per text: tokens, input_ids, token_type_ids, attention_mask, special_tokens_mask, offsets (code points into the text, [0, 0] for special tokens).")
     boolean json;
 
     @Option(names = "--file", paramLabel = "PATH", description = "Read one text per line from PATH (- for standard input).")
@@ -79,7 +78,7 @@ final class TokenizeCommand implements Callable<Integer> {
             }
             options = options.withMaxLength(maxLength).withTruncation(Truncation.parse(truncation));
         }
-        BertTokenizer tokenizer = loadTokenizer();
+        Tokenizer tokenizer = loadTokenizer();
         PrintWriter out = spec.commandLine().getOut();
         EncodeOptions encodeOptions = options;
         TextInput.forEach(texts, file, System.in, text -> {
@@ -91,11 +90,11 @@ final class TokenizeCommand implements Callable<Integer> {
         return 0;
     }
 
-    private BertTokenizer loadTokenizer() {
+    private Tokenizer loadTokenizer() {
         if (vocab != null) {
-            return BertTokenizer.fromVocab(vocab, cased ? TokenizerConfig.cased() : TokenizerConfig.uncased());
+            return Tokenizer.fromWordPieceVocab(vocab, cased);
         }
-        return BertTokenizer.fromDirectory(ModelOptions.resolve(model, spec.commandLine().getErr()));
+        return Tokenizer.fromDirectory(ModelOptions.resolve(model, spec.commandLine().getErr()));
     }
 
     /** The JSON line for one text. */
@@ -105,6 +104,7 @@ final class TokenizeCommand implements Callable<Integer> {
         object.put("input_ids", e.ids());
         object.put("token_type_ids", e.typeIds());
         object.put("attention_mask", e.attentionMask());
+        object.put("special_tokens_mask", e.specialTokensMask());
         object.put("offsets", e.codePointOffsets(text, pair));
         return JsonText.of(object);
     }

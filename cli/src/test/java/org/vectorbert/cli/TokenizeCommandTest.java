@@ -85,11 +85,13 @@ class TokenizeCommandTest {
         Run r = tokenize("--json", "Hello, I'm a [MASK] model.");
         assertEquals(0, r.exit(), r.err());
         JsonNode line = r.jsonLines().getFirst();
-        assertEquals(List.of("tokens", "input_ids", "token_type_ids", "attention_mask", "offsets"),
+        assertEquals(List.of("tokens", "input_ids", "token_type_ids", "attention_mask", "special_tokens_mask", "offsets"),
                 List.copyOf(iterable(line.fieldNames())));
         assertEquals("[101,7592,1010,1045,1005,1049,1037,103,2944,1012,102]", line.get("input_ids").toString());
         assertEquals("[[0,0],[0,5],[5,6],[7,8],[8,9],[9,10],[11,12],[13,19],[20,25],[25,26],[0,0]]",
                 line.get("offsets").toString());
+        // [MASK] typed in the text is the text's own token: only what the template adds is marked (as tokenizers does).
+        assertEquals("[1,0,0,0,0,0,0,0,0,0,1]", line.get("special_tokens_mask").toString());
     }
 
     @Test
@@ -106,7 +108,7 @@ class TokenizeCommandTest {
     void oneLinePerTextAndAnEmptyTextGivesTheSpecialTokens() throws IOException {
         // As Hugging Face's tokenizers library gives it (tokenizer/src/test/resources/parity: the case {"text": ""}).
         String empty = "{\"tokens\":[\"[CLS]\",\"[SEP]\"],\"input_ids\":[101,102],\"token_type_ids\":[0,0],"
-                + "\"attention_mask\":[1,1],\"offsets\":[[0,0],[0,0]]}";
+                + "\"attention_mask\":[1,1],\"special_tokens_mask\":[1,1],\"offsets\":[[0,0],[0,0]]}";
         Run r = tokenize("--json", "first", "", "third");
         List<JsonNode> lines = r.jsonLines();
         assertEquals(3, lines.size());

@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.vectorbert.loader.BertCheckpoint;
 import org.vectorbert.loader.BertConfig;
-import org.vectorbert.tokenizer.BertTokenizer;
+import org.vectorbert.tokenizer.Tokenizer;
 
 /**
  * A BERT encoder with its optional heads, built as Hugging Face's {@code BertForMaskedLM} is:
@@ -123,8 +123,8 @@ public final class BertModel {
      * Refuses a tokenizer whose ids run past the word embeddings: a token the weights have no row for
      * would fail deep in a forward pass, or (as a fill-mask target) index past the scores.
      */
-    void requireFits(BertTokenizer tokenizer) {
-        int tokens = tokenizer.vocabulary().size();
+    void requireFits(Tokenizer tokenizer) {
+        int tokens = tokenizer.vocabSize();
         if (tokens > config.vocabSize()) {
             throw new EngineException("the tokenizer's vocabulary has " + tokens + " tokens but the model's word embeddings have "
                     + config.vocabSize() + " rows (" + directory + "): the tokenizer files do not belong to these weights");

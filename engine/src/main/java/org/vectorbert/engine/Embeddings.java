@@ -8,7 +8,7 @@ import java.util.Locale;
 import java.util.Optional;
 import org.vectorbert.loader.ModelResolver;
 import org.vectorbert.loader.SentenceTransformersConfig;
-import org.vectorbert.tokenizer.BertTokenizer;
+import org.vectorbert.tokenizer.Tokenizer;
 import org.vectorbert.tokenizer.EncodeOptions;
 import org.vectorbert.tokenizer.Encoding;
 import org.vectorbert.tokenizer.Padding;
@@ -29,7 +29,7 @@ import org.vectorbert.tokenizer.Truncation;
  */
 public final class Embeddings {
     private final BertModel model;
-    private final BertTokenizer tokenizer;
+    private final Tokenizer tokenizer;
     /** The model's sentence-transformers settings, if it has any. */
     private final Optional<SentenceTransformersConfig> declared;
     /** With the model's declarations filled in: no null field but promptName. */
@@ -40,18 +40,19 @@ public final class Embeddings {
     private final int promptTokens;
     private final boolean lowercase;
 
-    private Embeddings(BertModel model, BertTokenizer tokenizer, Optional<SentenceTransformersConfig> declared,
+    private Embeddings(BertModel model, Tokenizer tokenizer, Optional<SentenceTransformersConfig> declared,
                        EmbeddingOptions asked) {
         model.requireFits(tokenizer);
         this.model = model;
         this.tokenizer = tokenizer;
         this.declared = declared;
         this.options = resolve(asked, declared, model.precision());
-        int max = Math.min(model.config().maxPositionEmbeddings(), tokenizer.config().modelMaxLength());
+        int max = Math.min(model.config().maxPositionEmbeddings(), tokenizer.modelMaxLength());
         this.maxTokens = declared.map(SentenceTransformersConfig::maxSeqLength).filter(n -> n > 0).map(n -> Math.min(n, max)).orElse(max);
         this.lowercase = declared.map(SentenceTransformersConfig::doLowerCase).orElse(false);
         boolean prompted = !options.prompt().isEmpty() && !declared.map(SentenceTransformersConfig::includePrompt).orElse(true);
-        this.promptTokens = prompted ? tokenizer.encode(options.prompt()).length() - 1 : 0;
+        // sentence-transformers leaves out the prompt encoded alone, less its one closing special token ([SEP], </s>).
+        this.promptTokens = prompted ? tokenizer.encode(options.prompt()).length() - tokenizer.template().singleAfter() : 0;
     }
 
     /** The options asked for, with what the model declares where they say nothing. */
@@ -94,7 +95,7 @@ public final class Embeddings {
     }
 
     /** A pipeline over a model and tokenizer already loaded (several pipelines may share them). */
-    public static Embeddings of(BertModel model, BertTokenizer tokenizer, EmbeddingOptions options) {
+    public static Embeddings of(BertModel model, Tokenizer tokenizer, EmbeddingOptions options) {
         return new Embeddings(model, tokenizer, SentenceTransformersConfig.read(model.directory()), options);
     }
 
@@ -134,7 +135,7 @@ public final class Embeddings {
     }
 
     /** The tokenizer texts go through. */
-    public BertTokenizer tokenizer() {
+    public Tokenizer tokenizer() {
         return tokenizer;
     }
 
@@ -149,9 +150,10 @@ public final class Embeddings {
      * @param keys         [layer][head][token][head size]: each layer's keys, or null unless asked
      * @param truncated    whether the text was cut to {@link #maxTokens()}
      * @param batchLength  the length its batch was padded to (its own length, or more)
+     * @param secondStart  where a pair's second text starts among the ids (after the template's tokens between), or -1
      */
     public record Result(int[] ids, float[] pooled, float[] tokenVectors, float[][][][] attentions, float[][][][] queries,
-                         float[][][][] keys, boolean truncated, int batchLength) {}
+                         float[][][][] keys, boolean truncated, int batchLength, int secondStart) {}
 
     /** What {@link #run} gives beyond each text's ids and vector. */
     public enum Include {
@@ -200,8 +202,9 @@ public final class Embeddings {
      * @param truncated     whether the text was cut to {@link #maxTokens()}
      * @param promptTokens  leading tokens the pooling leaves out ([CLS] and the prompt's), 0 when the prompt counts
      * @param normalize     whether its vector is scaled to unit length
+     * @param secondStart   where a pair's second text starts among the ids, or -1 for a single text
      */
-    public record Prepared(int[] ids, int[] typeIds, boolean truncated, int promptTokens, boolean normalize) {
+    public record Prepared(int[] ids, int[] typeIds, boolean truncated, int promptTokens, boolean normalize, int secondStart) {
         /** Its length in tokens, which is what it costs in a forward pass. */
         public int length() {
             return ids.length;
@@ -226,29 +229,41 @@ public final class Embeddings {
         for (int i = 0; i < encodings.size(); i++) {
             Encoding e = encodings.get(i);
             if (e.length() <= maxTokens) {
-                prepared.add(new Prepared(e.ids(), e.typeIds(), false, promptTokens, options.normalize()));
+                prepared.add(new Prepared(e.ids(), e.typeIds(), false, promptTokens, options.normalize(), secondStart(e)));
             } else if (!options.truncate()) {
                 throw new TextTooLongException(texts.get(i), e.length(), maxTokens, true);
             } else if (side == TruncationSide.LEFT) {
                 prepared.add(cutFromLeft(e));
             } else {
                 Encoding c = pairs == null ? tokenizer.encode(inputs.get(i), cut) : tokenizer.encode(inputs.get(i), pairs.get(i), cut);
-                prepared.add(new Prepared(c.ids(), c.typeIds(), true, promptTokens, options.normalize()));
+                prepared.add(new Prepared(c.ids(), c.typeIds(), true, promptTokens, options.normalize(), secondStart(c)));
             }
         }
         return prepared;
     }
 
     /**
-     * A single text's encoding cut to {@link #maxTokens()} by dropping tokens after [CLS] (Hugging
-     * Face's {@code truncation_side="left"}): the text's end is kept. A prompt, being first, goes first.
+     * A single text's encoding cut to {@link #maxTokens()} by dropping the text's first tokens, after the special
+     * tokens the template puts before it ([CLS], {@code <s>}): Hugging Face's {@code truncation_side="left"}, the
+     * text's end kept. A prompt, being first, goes first.
      */
     private Prepared cutFromLeft(Encoding e) {
         int drop = e.length() - maxTokens;
+        int before = tokenizer.template().singleBefore();
         int[] ids = new int[maxTokens];
-        ids[0] = e.ids()[0];
-        System.arraycopy(e.ids(), 1 + drop, ids, 1, maxTokens - 1);
-        return new Prepared(ids, new int[maxTokens], true, Math.max(0, promptTokens - drop), options.normalize());
+        System.arraycopy(e.ids(), 0, ids, 0, before);
+        System.arraycopy(e.ids(), before + drop, ids, before, maxTokens - before);
+        return new Prepared(ids, new int[maxTokens], true, Math.max(0, promptTokens - drop), options.normalize(), -1);
+    }
+
+    /** The first position of a pair's second text in its encoding, or -1 for a single text. */
+    private static int secondStart(Encoding e) {
+        for (int i = 0; i < e.length(); i++) {
+            if (e.sequenceIds()[i] == 1) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /**
@@ -278,7 +293,7 @@ public final class Embeddings {
                 results.add(new Result(p.ids(), p.normalize() ? Pool.l2Normalize(pooled) : pooled,
                         tokenVectors ? Arrays.copyOfRange(out.lastHiddenState(), start, start + n * hidden) : null,
                         attentions ? attentions(out, b) : null, queriesAndKeys ? byHead(out.queries(), ids, b) : null,
-                        queriesAndKeys ? byHead(out.keys(), ids, b) : null, p.truncated(), ids.length()));
+                        queriesAndKeys ? byHead(out.keys(), ids, b) : null, p.truncated(), ids.length(), p.secondStart()));
             }
             return results;
         });
@@ -287,10 +302,12 @@ public final class Embeddings {
     /**
      * Whether {@code text} gives at least one token. A text that gives none (empty, or only spaces,
      * control characters and the like) is embedded as sentence-transformers and Hugging Face embed it,
-     * as {@code [CLS] [SEP]} alone: every such text gets the same vector, which callers may want to know.
+     * as the template's special tokens alone ({@code [CLS] [SEP]}): every such text gets the same vector, which
+     * callers may want to know.
      */
     public boolean hasTokens(String text) {
-        return text.codePoints().anyMatch(Character::isLetterOrDigit) || !tokenizer.tokenize(text).isEmpty();
+        return text.codePoints().anyMatch(Character::isLetterOrDigit)
+                || tokenizer.encode(text, EncodeOptions.defaults().withAddSpecialTokens(false)).length() > 0;
     }
 
     /** Sequence b's probabilities; the batch is padded to its length, so its rows and keys are read as such. */

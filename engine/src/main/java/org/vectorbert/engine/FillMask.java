@@ -6,8 +6,9 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import org.vectorbert.common.Excerpt;
 import org.vectorbert.loader.ModelResolver;
-import org.vectorbert.tokenizer.BertTokenizer;
+import org.vectorbert.tokenizer.EncodeOptions;
 import org.vectorbert.tokenizer.Encoding;
+import org.vectorbert.tokenizer.Tokenizer;
 
 /**
  * Masked-word prediction with the semantics of Hugging Face's fill-mask pipeline: for each
@@ -21,7 +22,7 @@ import org.vectorbert.tokenizer.Encoding;
  */
 public final class FillMask {
     private final BertModel model;
-    private final BertTokenizer tokenizer;
+    private final Tokenizer tokenizer;
     /** The targets' ids, in the order given (empty: rank the whole vocabulary). */
     private final int[] targetIds;
     /** What resolving the targets had to say (a word of several pieces). */
@@ -45,7 +46,7 @@ public final class FillMask {
         }
     }
 
-    private FillMask(BertModel model, BertTokenizer tokenizer, FillMaskOptions options) {
+    private FillMask(BertModel model, Tokenizer tokenizer, FillMaskOptions options) {
         model.requireMlmHead();
         model.requireFits(tokenizer);
         this.model = model;
@@ -74,7 +75,7 @@ public final class FillMask {
     }
 
     /** A pipeline over a model and tokenizer already loaded; fails when the model has no masked-LM head. */
-    public static FillMask of(BertModel model, BertTokenizer tokenizer, FillMaskOptions options) {
+    public static FillMask of(BertModel model, Tokenizer tokenizer, FillMaskOptions options) {
         return new FillMask(model, tokenizer, options.withPrecision(model.precision()));
     }
 
@@ -89,7 +90,7 @@ public final class FillMask {
     }
 
     /** The tokenizer texts go through. */
-    public BertTokenizer tokenizer() {
+    public Tokenizer tokenizer() {
         return tokenizer;
     }
 
@@ -114,10 +115,10 @@ public final class FillMask {
         for (int i = 0; i < texts.size(); i++) {
             int[] at = maskPositions(encodings.get(i).ids());
             if (at.length == 0) {
-                throw new EngineException("no " + tokenizer.config().specialTokens().mask() + " token in the text \""
+                throw new EngineException("no " + tokenizer.idToToken(maskId) + " token in the text \""
                         + Excerpt.of(texts.get(i)) + "\"");
             }
-            int max = Math.min(model.config().maxPositionEmbeddings(), tokenizer.config().modelMaxLength());
+            int max = Math.min(model.config().maxPositionEmbeddings(), tokenizer.modelMaxLength());
             if (encodings.get(i).length() > max) {
                 throw new TextTooLongException(texts.get(i), encodings.get(i).length(), max, false);
             }
@@ -174,12 +175,13 @@ public final class FillMask {
     private int[] targetIds(List<String> targets) {
         LinkedHashSet<Integer> ids = new LinkedHashSet<>();
         for (String target : targets) {
-            var id = tokenizer.vocabulary().id(target);
-            if (id.isPresent()) {
-                ids.add(id.getAsInt());
+            int id = tokenizer.tokenToId(target);
+            if (id >= 0) {
+                ids.add(id);
                 continue;
             }
-            List<String> pieces = tokenizer.tokenize(target);
+            Encoding alone = tokenizer.encode(target, EncodeOptions.defaults().withAddSpecialTokens(false));
+            List<String> pieces = alone.tokens();
             if (pieces.isEmpty()) {
                 throw new EngineException("target '" + Excerpt.of(target) + "' gives no token");
             }
@@ -189,7 +191,7 @@ public final class FillMask {
                         + " (" + String.join(" ", pieces) + "): ranking its first, '" + pieces.getFirst() + "', as Hugging Face does";
                 warnings.add(warning);
             }
-            ids.add(tokenizer.tokenId(pieces.getFirst()));
+            ids.add(alone.ids()[0]);
         }
         return ids.stream().mapToInt(Integer::intValue).toArray();
     }

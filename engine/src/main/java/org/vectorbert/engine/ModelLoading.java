@@ -6,7 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.BiFunction;
 import org.vectorbert.loader.ModelResolver;
-import org.vectorbert.tokenizer.BertTokenizer;
+import org.vectorbert.tokenizer.Tokenizer;
 
 /** Loading shared by the pipelines: the model resolved, then tokenizer and weights built side by side; progress through the platform logger. */
 final class ModelLoading {
@@ -20,10 +20,10 @@ final class ModelLoading {
      * independent, and on a small machine each is a sizeable part of a one-shot command's time), then
      * makes the pipeline.
      */
-    static <T> T load(String model, Precision precision, BiFunction<BertModel, BertTokenizer, T> pipeline) {
+    static <T> T load(String model, Precision precision, BiFunction<BertModel, Tokenizer, T> pipeline) {
         Path directory = ModelResolver.resolve(model, listener());
-        CompletableFuture<BertTokenizer> tokenizer = CompletableFuture.supplyAsync(
-                () -> BertTokenizer.fromDirectory(directory), task -> Thread.ofPlatform().daemon().name("vectorbert-tokenizer").start(task));
+        CompletableFuture<Tokenizer> tokenizer = CompletableFuture.supplyAsync(
+                () -> Tokenizer.fromDirectory(directory), task -> Thread.ofPlatform().daemon().name("vectorbert-tokenizer").start(task));
         BertModel bert = BertModel.load(directory, precision);
         try {
             return pipeline.apply(bert, tokenizer.join());

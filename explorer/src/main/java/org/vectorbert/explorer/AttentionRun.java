@@ -4,14 +4,14 @@ import java.util.Arrays;
 import java.util.List;
 import org.vectorbert.engine.Embeddings;
 import org.vectorbert.engine.EngineException;
-import org.vectorbert.tokenizer.BertTokenizer;
+import org.vectorbert.tokenizer.Tokenizer;
 
 /**
  * One forward pass over a text (or a pair) with everything the attention views draw.
  *
  * @param model      what to call the model in a page's title
  * @param tokens     the tokens as the vocabulary spells them, [CLS] and [SEP] included
- * @param sentenceB  where the pair's second text starts (the token after the first [SEP]), or -1 for a single text
+ * @param sentenceB  where the pair's second text starts (after the template's tokens between the two), or -1 for a single text
  * @param attentions [layer][head][query][key] probabilities
  * @param queries    [layer][head][token][head size]: queries after the projection, bias included
  * @param keys       [layer][head][token][head size]
@@ -26,18 +26,9 @@ public record AttentionRun(String model, List<String> tokens, int sentenceB, flo
         }
         Embeddings.Result r = pipeline.run(List.of(text), pair == null ? null : List.of(pair),
                 Embeddings.Include.ATTENTIONS, Embeddings.Include.QUERIES_AND_KEYS).getFirst();
-        BertTokenizer tokenizer = pipeline.tokenizer();
-        List<String> tokens = Arrays.stream(r.ids()).mapToObj(id -> tokenizer.vocabulary().token(id)).toList();
-        int sentenceB = -1;
-        if (pair != null) {
-            int sep = tokenizer.vocabulary().id("[SEP]").orElse(-1);
-            for (int i = 0; i < r.ids().length - 1 && sentenceB < 0; i++) {
-                if (r.ids()[i] == sep) {
-                    sentenceB = i + 1;
-                }
-            }
-        }
-        return new AttentionRun(model, tokens, sentenceB, r.attentions(), r.queries(), r.keys(), r.truncated());
+        Tokenizer tokenizer = pipeline.tokenizer();
+        List<String> tokens = Arrays.stream(r.ids()).mapToObj(tokenizer::idToToken).toList();
+        return new AttentionRun(model, tokens, r.secondStart(), r.attentions(), r.queries(), r.keys(), r.truncated());
     }
 
     public int layers() {

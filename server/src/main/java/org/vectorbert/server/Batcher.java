@@ -201,7 +201,7 @@ final class Batcher implements AutoCloseable {
             Job job = pass.get(i).job();
             Result r = results.get(i);
             job.results[pass.get(i).index()] = tokenVectors && !job.tokenVectors
-                    ? new Result(r.ids(), r.pooled(), null, null, null, null, r.truncated(), r.batchLength()) : r;
+                    ? new Result(r.ids(), r.pooled(), null, null, null, null, r.truncated(), r.batchLength(), r.secondStart()) : r;
             if (--job.unrun == 0) {
                 job.done.complete(Arrays.asList(job.results));
             }

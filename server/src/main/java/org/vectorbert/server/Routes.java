@@ -22,7 +22,7 @@ import org.vectorbert.explorer.AttentionPage;
 import org.vectorbert.explorer.AttentionRun;
 import org.vectorbert.explorer.Selection;
 import org.vectorbert.explorer.View;
-import org.vectorbert.tokenizer.BertTokenizer;
+import org.vectorbert.tokenizer.Tokenizer;
 import org.vectorbert.tokenizer.Encoding;
 import org.vectorbert.tokenizer.EncodeOptions;
 
@@ -133,7 +133,7 @@ final class Routes {
         String promptName = Json.string(body, "prompt_name");
         String prompt = promptName == null ? models.embeddings().options().prompt()
                 : embedder.variant(null, false, promptName).options().prompt();
-        BertTokenizer tokenizer = models.embeddings().tokenizer();
+        Tokenizer tokenizer = models.embeddings().tokenizer();
         EncodeOptions encode = EncodeOptions.defaults().withAddSpecialTokens(special == null || special);
         List<List<Map<String, Object>>> out = new ArrayList<>();
         for (String text : texts) {
@@ -171,8 +171,8 @@ final class Routes {
             sequences.add(ids);
         }
         Json.requireBatchSize(sequences.size(), options.maxClientBatchSize());
-        BertTokenizer tokenizer = models.embeddings().tokenizer();
-        int vocab = tokenizer.vocabulary().size();
+        Tokenizer tokenizer = models.embeddings().tokenizer();
+        int vocab = tokenizer.vocabSize();
         List<String> out = new ArrayList<>();
         for (JsonNode sequence : sequences) {
             if (!sequence.isArray()) {

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /** Reads the tokenizer files of a Hugging Face model directory. */
 final class HuggingFaceFiles {
@@ -20,24 +21,61 @@ final class HuggingFaceFiles {
     private HuggingFaceFiles() {}
 
     static BertTokenizer loadDirectory(Path directory) {
+        requireDirectory(directory);
+        Path tokenizerJson = directory.resolve("tokenizer.json");
+        if (Files.exists(tokenizerJson)) {
+            return fromTokenizerJson(directory, read(tokenizerJson));
+        }
+        if (Files.exists(directory.resolve("vocab.txt"))) {
+            return fromVocabTxt(directory);
+        }
+        throw new TokenizerException("no tokenizer in " + directory + ": expected tokenizer.json or vocab.txt");
+    }
+
+    /**
+     * The directory's tokenizer as {@link BertTokenizer} reads it, when it is one: {@code vocab.txt}, or a
+     * {@code tokenizer.json} whose model is WordPiece behind BERT's normaliser and pre-tokenizer (every BERT,
+     * DistilBERT and ELECTRA checkpoint published). Empty for any other tokenizer, which the stages of
+     * {@code tokenizer.json} run instead ({@link Tokenizer#fromDirectory}).
+     */
+    static Optional<BertTokenizer> bertTokenizer(Path directory) {
+        requireDirectory(directory);
+        Path tokenizerJson = directory.resolve("tokenizer.json");
+        if (Files.exists(tokenizerJson)) {
+            JsonNode root = read(tokenizerJson);
+            return isBert(root) ? Optional.of(fromTokenizerJson(directory, root)) : Optional.empty();
+        }
+        return Files.exists(directory.resolve("vocab.txt")) ? Optional.of(fromVocabTxt(directory)) : Optional.empty();
+    }
+
+    private static void requireDirectory(Path directory) {
         if (!Files.isDirectory(directory)) {
             throw new TokenizerException(Files.exists(directory)
                     ? directory + " is not a directory"
                     : "model directory not found: " + directory);
         }
-        JsonNode overrides = readOptional(directory.resolve("tokenizer_config.json"));
-        JsonNode specialMap = readOptional(directory.resolve("special_tokens_map.json"));
-        Path tokenizerJson = directory.resolve("tokenizer.json");
-        Path vocabTxt = directory.resolve("vocab.txt");
-        if (Files.exists(tokenizerJson)) {
-            JsonNode settings = merge(specialMap, overrides);
-            return loadTokenizerJson(tokenizerJson, settings == null ? JSON.createObjectNode() : settings);
-        }
-        if (Files.exists(vocabTxt)) {
-            TokenizerConfig config = applyOverrides(TokenizerConfig.uncased(), merge(specialMap, overrides));
-            return new BertTokenizer(Vocabulary.load(vocabTxt), config);
-        }
-        throw new TokenizerException("no tokenizer in " + directory + ": expected tokenizer.json or vocab.txt");
+    }
+
+    /** A directory's tokenizer.json, with tokenizer_config.json and special_tokens_map.json over it. */
+    private static BertTokenizer fromTokenizerJson(Path directory, JsonNode root) {
+        JsonNode settings = merge(readOptional(directory.resolve("special_tokens_map.json")),
+                readOptional(directory.resolve("tokenizer_config.json")));
+        return loadTokenizerJson(root, "tokenizer.json", settings == null ? JSON.createObjectNode() : settings);
+    }
+
+    /** A directory's vocab.txt, with bert-base-uncased's settings and tokenizer_config.json over them. */
+    private static BertTokenizer fromVocabTxt(Path directory) {
+        JsonNode settings = merge(readOptional(directory.resolve("special_tokens_map.json")),
+                readOptional(directory.resolve("tokenizer_config.json")));
+        return new BertTokenizer(Vocabulary.load(directory.resolve("vocab.txt")), applyOverrides(TokenizerConfig.uncased(), settings));
+    }
+
+    /** Whether a tokenizer.json is what {@link #loadTokenizerJson} reads: WordPiece, BERT's normaliser (or none), BERT's pre-tokenizer. */
+    private static boolean isBert(JsonNode root) {
+        JsonNode normalizer = root.path("normalizer");
+        return "WordPiece".equals(root.path("model").path("type").asText(""))
+                && (normalizer.isMissingNode() || normalizer.isNull() || "BertNormalizer".equals(normalizer.path("type").asText()))
+                && "BertPreTokenizer".equals(root.path("pre_tokenizer").path("type").asText("BertPreTokenizer"));
     }
 
     /**
@@ -46,8 +84,10 @@ final class HuggingFaceFiles {
      * without, the file alone decides, as the tokenizers library's {@code Tokenizer.from_file} does.
      */
     static BertTokenizer loadTokenizerJson(Path file, JsonNode overrides) {
-        JsonNode root = read(file);
-        String where = file.getFileName().toString();
+        return loadTokenizerJson(read(file), file.getFileName().toString(), overrides);
+    }
+
+    private static BertTokenizer loadTokenizerJson(JsonNode root, String where, JsonNode overrides) {
         if (!root.isObject()) {
             throw new TokenizerException(where + ": expected a JSON object");
         }

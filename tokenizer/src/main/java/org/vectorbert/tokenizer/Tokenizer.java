@@ -21,7 +21,14 @@ public interface Tokenizer {
      * name the special tokens' roles and the model's maximum length.
      */
     static Tokenizer fromDirectory(Path directory) {
-        return TokenizerFiles.loadDirectory(directory);
+        // BERT's own (vocab.txt, or WordPiece behind BERT's normaliser) as BertTokenizer has always read it, with
+        // transformers' tokenizer_config.json overrides and decoding; every other tokenizer as its stages say.
+        return HuggingFaceFiles.bertTokenizer(directory).<Tokenizer>map(t -> t).orElseGet(() -> TokenizerFiles.loadDirectory(directory));
+    }
+
+    /** A BERT WordPiece {@code vocab.txt} alone, with bert-base-uncased's settings, or bert-base-cased's when {@code cased}. */
+    static Tokenizer fromWordPieceVocab(Path vocabTxt, boolean cased) {
+        return BertTokenizer.fromVocab(vocabTxt, cased ? TokenizerConfig.cased() : TokenizerConfig.uncased());
     }
 
     /** Loads a {@code tokenizer.json} on its own, as {@code Tokenizer.from_file} does. */
