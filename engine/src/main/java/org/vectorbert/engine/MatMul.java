@@ -26,45 +26,44 @@ final class MatMul {
 
     /** {@code out[r][o] = Σk x[r][k]·W[o][k] + b[o]} for {@code rows} rows of x ([rows, W.in]); out is [rows, W.out]. */
     static void linear(float[] x, int rows, PackedMatrix w, float[] out) {
+        linear(x, 0, rows, w, out, 0);
+    }
+
+    /** {@link #linear(float[], int, PackedMatrix, float[])} for rows [xRow, xRow + rows) of x, into out from row {@code outRow}. */
+    static void linear(float[] x, int xRow, int rows, PackedMatrix w, float[] out, int outRow) {
         int panels = w.panelCount();
         int step = PackedMatrix.VECTORS == 2 ? 6 : 12;
         int blocks = Math.max(1, (int) ((long) rows * w.in * Float.BYTES / BLOCK_BYTES));
         int blockRows = ((rows + blocks - 1) / blocks + step - 1) / step * step;
         int blockCount = (rows + blockRows - 1) / blockRows;
         boolean plain = PlainKernels.active();
+        int shift = (outRow - xRow) * w.out;     // out's offset of x's row r is r * w.out + shift
         Parallel.forRange(blockCount * panels, 1, (from, to) -> {
             for (int item = from; item < to; item++) {
                 int p = item % panels;
-                int r0 = item / panels * blockRows;
-                int n = Math.min(blockRows, rows - r0);
-                if (plain) {
-                    plainPanel(x, r0, n, w, p, out);
-                } else if (w.fullPanel(p)) {
-                    panel(x, r0, n, w, p, out, p * PANEL, w.out);
+                int r0 = xRow + item / panels * blockRows;
+                int n = Math.min(blockRows, xRow + rows - r0);
+                int col = p * PANEL;
+                if (w.fullPanel(p)) {
+                    if (plain) {
+                        PlainKernels.panel(x, r0, n, w, p, out, col + shift, w.out);
+                    } else {
+                        panel(x, r0, n, w, p, out, col + shift, w.out);
+                    }
                 } else {
-                    int col = p * PANEL;
+                    // A short last panel goes through a scratch tile, so the tiles need no masks.
                     float[] tile = new float[n * PANEL];
-                    panel(x, r0, n, w, p, tile, -r0 * PANEL, PANEL);
+                    if (plain) {
+                        PlainKernels.panel(x, r0, n, w, p, tile, -r0 * PANEL, PANEL);
+                    } else {
+                        panel(x, r0, n, w, p, tile, -r0 * PANEL, PANEL);
+                    }
                     for (int r = 0; r < n; r++) {
-                        System.arraycopy(tile, r * PANEL, out, (r0 + r) * w.out + col, w.out - col);
+                        System.arraycopy(tile, r * PANEL, out, (r0 + r) * w.out + shift + col, w.out - col);
                     }
                 }
             }
         });
-    }
-
-    /** {@link PlainKernels#panel} for rows [r0, r0+n), through a scratch tile when the panel is short. */
-    private static void plainPanel(float[] x, int r0, int n, PackedMatrix w, int p, float[] out) {
-        int col = p * PANEL;
-        if (w.fullPanel(p)) {
-            PlainKernels.panel(x, r0, n, w, p, out, col, w.out);
-            return;
-        }
-        float[] tile = new float[n * PANEL];
-        PlainKernels.panel(x, r0, n, w, p, tile, -r0 * PANEL, PANEL);
-        for (int r = 0; r < n; r++) {
-            System.arraycopy(tile, r * PANEL, out, (r0 + r) * w.out + col, w.out - col);
-        }
     }
 
     /** All rows of x through panel p, into out from {@code outOff} with rows {@code stride} apart. */

@@ -14,6 +14,8 @@ import org.vectorbert.loader.BertConfig;
 final class Workspace {
     /** Positions a workspace grows by. */
     static final int STEP = 1024;
+    /** Rows the feed-forward block works on at a time ({@link BertLayer}): {@link #inner} holds that many. */
+    static final int FEED_FORWARD_ROWS = 256;
 
     final int hidden;
     final int rows;          // positions the buffers hold: batch.rows() or more
@@ -24,7 +26,7 @@ final class Workspace {
     final float[] v;         // [rows, hidden]: values
     final float[] ctx;       // [rows, hidden]: attention context, and scratch
     final float[] t;         // [rows, hidden]: scratch
-    final float[] inner;     // [rows, intermediate]: the feed-forward block's inside
+    final float[] inner;     // [FEED_FORWARD_ROWS, intermediate]: the feed-forward block's inside, a slice of rows at a time
 
     Workspace(Batch batch, BertConfig c) {
         hidden = c.hiddenSize();
@@ -36,7 +38,7 @@ final class Workspace {
         v = new float[q.length];
         ctx = new float[q.length];
         t = new float[q.length];
-        inner = new float[rows * c.intermediateSize()];
+        inner = new float[Math.min(rows, FEED_FORWARD_ROWS) * c.intermediateSize()];
     }
 
     boolean fits(Batch batch) {
