@@ -204,9 +204,7 @@ public final class BertModel {
         check(batch, request);
         boolean plain = PlainKernels.begin(batch.rows());
         if (!plain) {
-            // The vector kernels run: their directive must be in place (added once per JVM; later passes find it done).
-            KernelCompilation.start();
-            KernelCompilation.await();
+            KernelCompilation.ensure();    // the vector kernels run: their directive must be in place (once per JVM)
         }
         Workspace ws = spare.getAndSet(null);
         if (ws == null || !ws.fits(batch)) {

@@ -37,6 +37,9 @@ final class MatMul {
         int blockRows = ((rows + blocks - 1) / blocks + step - 1) / step * step;
         int blockCount = (rows + blockRows - 1) / blockRows;
         boolean plain = PlainKernels.active();
+        if (!plain) {
+            KernelCompilation.ensure();     // the tiles must never run before C1 is told to leave them alone
+        }
         int shift = (outRow - xRow) * w.out;     // out's offset of x's row r is r * w.out + shift
         Parallel.forRange(blockCount * panels, 1, (from, to) -> {
             for (int item = from; item < to; item++) {

@@ -65,6 +65,23 @@ class KernelCompilationTest {
     }
 
     @Test
+    void aMatrixProductBeforeAnyModelWaitsForTheDirectiveToo() throws Exception {
+        // The directive comes with the first pass that runs vector kernels, and with any matrix product outside a pass:
+        // a benchmark that timed DenseLayer before loading a model kept C1's code for the tiles (4 x slower passes).
+        ChildJvm run = ChildJvm.run(dir, List.of("-XX:+PrintCompilation"), DenseFirstMain.class, "4");
+        assertEquals(0, run.exit(), run.err());
+        Set<String> kernelTiers = new TreeSet<>();
+        Matcher m = COMPILED.matcher(run.out());
+        while (m.find()) {
+            if (KernelCompilation.KERNEL_CLASSES.contains(m.group(3)) && !m.group(1).equals("4")) {
+                kernelTiers.add(m.group(2) + " at tier " + m.group(1));
+            }
+        }
+        assertEquals(Set.of(), kernelTiers, "no kernel in C1's tiers");
+        assertTrue(run.out().contains("org.vectorbert.engine.PanelTiles::f32R4V4"), "the matrix tile reached C2");
+    }
+
+    @Test
     void offLeavesCompilationToTheJvm() throws Exception {
         ChildJvm run = ChildJvm.run(dir, List.of("-XX:+PrintCompilation", "-Dvectorbert.kernelDirective=off"), SlowPathMain.class,
                 RealModels.allMiniLm().toString(), "3");
