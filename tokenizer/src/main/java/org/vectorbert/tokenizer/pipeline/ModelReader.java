@@ -101,7 +101,11 @@ final class ModelReader {
                         + (e.isTextual() || (e.isArray() && e.size() == 1) ? ": the vocabulary has no scores" : ""));
             }
             pieces.add(e.get(0).asText());
-            scores[i] = e.get(1).doubleValue();
+            JsonNode score = e.get(1);
+            scores[i] = score.isBigDecimal() ? JsonFloats.libraryDouble(score.decimalValue()) : score.doubleValue();
+            if (!Double.isFinite(scores[i])) {
+                throw new TokenizerException(file + ": model.vocab[" + i + "] has a score out of range: " + score);
+            }
         }
         int unkId = n.path("unk_id").canConvertToInt() ? n.get("unk_id").intValue() : -1;
         return new UnigramModel(pieces, scores, unkId, n.path("byte_fallback").asBoolean(false), file + ": model");

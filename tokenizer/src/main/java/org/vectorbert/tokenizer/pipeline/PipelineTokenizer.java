@@ -51,21 +51,25 @@ public final class PipelineTokenizer implements Tokenizer {
 
     /**
      * The tokens of one text, before truncation and special tokens; type and sequence id
-     * {@code sequence}. Under truncation the library keeps only whole words (pre-tokenized
-     * splits, added tokens) from the truncation side until it holds {@code limit} tokens, and
-     * drops the rest for good, before it truncates with overflow: a text of 26 one-token words
-     * at max_length 10 gives one overflow window, one 90-token word at 20 still gives four
-     * (measured on tokenizers 0.23.2; make-pipeline-fixtures.mjs records such cases).
+     * {@code sequence}. Under truncation the library (tokenizers 0.23.2,
+     * PreTokenizedString::tokenize_with_limit) tokenizes the splits from the truncation side and
+     * stops after the first pre-tokenized word that brings the tokens so far to {@code limit},
+     * dropping every split beyond it for good, before it truncates with overflow: a text of 26
+     * one-token words at max_length 10 gives one overflow window, one 90-token word at 20 still
+     * gives four. Added tokens count but never stop it, so when one reaches the limit the word
+     * after it is still kept; the fixtures hold such cases (unigram-xlmr #1167: "4 2 A 6 ..." at
+     * 7 keeps 13 tokens).
      */
     Tokens tokens(String text, int sequence, int limit, EncodeOptions.Side side) {
         Tokens out = new Tokens();
         List<Integer> wordStarts = new ArrayList<>();
+        BitSet addedWords = new BitSet();
+        boolean right = side == EncodeOptions.Side.RIGHT;
+        segments:
         for (AddedVocabulary.Segment s : added.split(text, stages.normalizer())) {
-            if (side == EncodeOptions.Side.RIGHT && out.size >= limit) {
-                break;
-            }
             if (s.id() >= 0) {
                 Normalized p = s.piece();
+                addedWords.set(wordStarts.size());
                 wordStarts.add(out.size);
                 out.add(s.id(), s.value(), p.originalStartOf(0, p.length()), p.originalEndOf(0, p.length()), 0, 0, 0);
                 continue;
@@ -76,24 +80,23 @@ public final class PipelineTokenizer implements Tokenizer {
             List<Normalized> words = stages.preTokenizer() == null
                     ? List.of(s.piece()) : stages.preTokenizer().split(s.piece());
             for (Normalized w : words) {
-                if (side == EncodeOptions.Side.RIGHT && out.size >= limit) {
-                    break;
-                }
                 if (!w.isEmpty()) {
                     wordStarts.add(out.size);
                     stages.model().tokenize(w, out);
+                    if (right && out.size >= limit) {
+                        break segments;
+                    }
                 }
             }
         }
-        if (side == EncodeOptions.Side.LEFT && out.size > limit) {
-            int from = 0;
-            for (int k = wordStarts.size() - 1; k >= 0; k--) {
-                if (out.size - wordStarts.get(k) >= limit) {
-                    from = wordStarts.get(k);
+        if (!right && out.size > limit) {
+            // The same from the end: the first word, counting back, that brings the kept tokens to limit.
+            for (int k = wordStarts.size() - 1; k > 0; k--) {
+                if (!addedWords.get(k) && out.size - wordStarts.get(k) >= limit) {
+                    out = out.range(wordStarts.get(k), out.size);
                     break;
                 }
             }
-            out = out.range(from, out.size);
         }
         out.setSequence(sequence, sequence);
         return out;

@@ -90,9 +90,11 @@ public interface PostProcessor {
                 encodings.forEach(e -> trimByteLevelOffsets(e, addPrefixSpace));
             }
             if (!add) {
-                // RoBERTa has one type: the second text is type 0 even without special tokens.
+                // roberta.rs sets type 0 on the main encodings before it returns without special
+                // tokens; their overflow windows keep the type they were encoded with (1 for B).
                 for (int i = 0; i < encodings.size(); i++) {
-                    encodings.get(i).setSequence(i, 0);
+                    Tokens t = encodings.get(i);
+                    t.setSequence(i, t.window ? t.typeIds[0] : 0);
                 }
                 return encodings;
             }

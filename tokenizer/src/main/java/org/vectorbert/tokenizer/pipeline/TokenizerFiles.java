@@ -19,7 +19,11 @@ import org.vectorbert.tokenizer.Truncation;
 
 /** Finds and reads a model directory's tokenizer files into a {@link Tokenizer}. */
 public final class TokenizerFiles {
-    private static final ObjectMapper JSON = new ObjectMapper();
+    /** Floats stay decimal (BigDecimal) so Unigram scores can be read the library's way ({@link JsonFloats}). */
+    private static final ObjectMapper JSON = com.fasterxml.jackson.databind.json.JsonMapper.builder()
+            .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+            .disable(com.fasterxml.jackson.databind.cfg.JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
+            .build();
 
     private TokenizerFiles() {}
 
