@@ -2,11 +2,13 @@
 // them as tokenizer.json, and records the library's encodings of seeded varied texts, so that
 // vectorbert's pipeline is compared with the library and never with itself.
 //
-//   cd tools/tokenizer-reference && npm ci && node make-pipeline-fixtures.mjs [minilm-tokenizer.json]
+//   cd tools/tokenizer-reference && npm ci && node make-pipeline-fixtures.mjs [minilm-tokenizer.json] [--retrain]
 //
 // Writes tokenizer/src/test/resources/pipeline/<name>.tokenizer.json and <name>.expected.jsonl.gz
 // for: bpe-roberta, unigram-xlmr, unigram-xlmr-precompiled, wordpiece-trained and (given the
-// tokenizer.json from langchain4j's all-MiniLM-L6-v2 jar) minilm.
+// tokenizer.json from langchain4j's all-MiniLM-L6-v2 jar) minilm; then (pipeline-extra.mjs) the legacy
+// files (vocab.json + merges.txt, a sentencepiece .model), a CamemBERT-layout Unigram and the small
+// stage fixtures (stages-*), 300 texts each.
 import tk from 'tokenizers';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -22,6 +24,15 @@ fs.mkdirSync(out, { recursive: true });
 const CORPUS = ['GPL-3', 'Apache-2.0', 'LGPL-2.1', 'MPL-2.0', 'Artistic', 'GFDL-1.3']
   .map((f) => '/usr/share/common-licenses/' + f).filter((f) => fs.existsSync(f));
 const corpusLines = CORPUS.flatMap((f) => fs.readFileSync(f, 'utf8').split('\n')).map((l) => l.trim()).filter((l) => l);
+
+// Training is not bit-for-bit repeatable across machines, so a committed fixture's tokenizer.json
+// is reused (its expected outputs are recomputed, identically) unless --retrain is given.
+const RETRAIN = process.argv.includes('--retrain');
+const ARGS = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+function committed(name) {
+  const file = path.join(out, name + '.tokenizer.json');
+  return !RETRAIN && fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : null;
+}
 
 function trained(model, pre) {
   const t = new Tokenizer(model);
@@ -211,23 +222,26 @@ function makeTexts(seed, count) {
   return cases;
 }
 
-function record(e) {
-  return { ids: e.getIds(), types: e.getTypeIds(), attn: e.getAttentionMask(), special: e.getSpecialTokensMask(),
-    offsets: e.getOffsets().flat(), tokens: e.getTokens() };
+// The newer, smaller fixtures keep ids and offsets only (tokens: false); the first five keep token strings too.
+function record(e, tokens = true) {
+  const r = { ids: e.getIds(), types: e.getTypeIds(), attn: e.getAttentionMask(), special: e.getSpecialTokensMask(),
+    offsets: e.getOffsets().flat() };
+  if (tokens) r.tokens = e.getTokens();
+  return r;
 }
 
-async function fixture(name, json, seed) {
+async function fixture(name, json, seed, count = 2200, tokens = true) {
   const text = JSON.stringify(json);
   const tok = Tokenizer.fromString(text); // the library's own loader checks the file
   fs.writeFileSync(path.join(out, name + '.tokenizer.json'), text);
   const lines = [];
-  for (const c of makeTexts(seed, 2200)) {
+  for (const c of makeTexts(seed, count)) {
     if (c.max) tok.setTruncation(c.max, { strategy: c.strategy, direction: c.dir, stride: c.stride });
     else tok.disableTruncation();
     let line;
     try {
       const e = await tok.encode(c.text, c.pair ?? null, { addSpecialTokens: c.add ?? true });
-      line = { ...c, ...record(e), overflow: e.getOverflowing().map((o) => record(o)),
+      line = { ...c, ...record(e, tokens), overflow: e.getOverflowing().map((o) => record(o, tokens)),
         decoded: await tok.decode(e.getIds(), true) };
     } catch (err) {
       line = { ...c, error: String(err.message ?? err).split('\n')[0] };
@@ -238,10 +252,24 @@ async function fixture(name, json, seed) {
   console.log(name, lines.length, 'cases');
 }
 
-await fixture('wordpiece-trained', wordPiece(), 27001);
-await fixture('bpe-roberta', bpeRoberta(), 27002);
-await fixture('unigram-xlmr', unigramXlmr(null), 27003);
-await fixture('unigram-xlmr-precompiled', unigramXlmr(charsmap(RULES)), 27004);
-if (process.argv[2]) {
-  await fixture('minilm', JSON.parse(fs.readFileSync(process.argv[2], 'utf8')), 27005);
+await fixture('wordpiece-trained', committed('wordpiece-trained') ?? wordPiece(), 27001);
+const roberta = committed('bpe-roberta') ?? bpeRoberta();
+await fixture('bpe-roberta', roberta, 27002);
+await fixture('unigram-xlmr', committed('unigram-xlmr') ?? unigramXlmr(null), 27003);
+// A sentencepiece .model stores float32 scores, and the library reads tokenizer.json floats with
+// serde_json's best-effort parser (up to an ulp off). Scores rounded to multiples of 2^-10 are float32
+// values whose short decimals every reader gets exactly, so this fixture's tokenizer.json and its
+// .model (written below) hold the very same scores; unigram-xlmr keeps the trainer's own doubles.
+const xlmr = committed('unigram-xlmr-precompiled') ?? unigramXlmr(charsmap(RULES));
+xlmr.model.vocab = xlmr.model.vocab.map(([p, score]) => [p, Math.round(score * 1024) / 1024]);
+await fixture('unigram-xlmr-precompiled', xlmr, 27004);
+const minilm = ARGS[0] ? JSON.parse(fs.readFileSync(ARGS[0], 'utf8')) : committed('minilm');
+if (minilm) await fixture('minilm', minilm, 27005);
+
+const extra = await import('./pipeline-extra.mjs');
+extra.legacyFiles({ out, roberta, xlmr });
+await fixture('unigram-camembert', extra.camembert(xlmr), 27006, 300, false);
+const saved = (name) => JSON.parse(fs.readFileSync(path.join(out, name + '.tokenizer.json'), 'utf8'));
+for (const [name, json, seed] of extra.stageTokenizers({ committed, saved, trained, corpusLines, tk, base, added })) {
+  await fixture(name, json, seed, 300, false);
 }

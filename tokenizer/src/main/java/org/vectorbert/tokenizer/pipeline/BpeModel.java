@@ -74,9 +74,11 @@ public final class BpeModel implements Model {
             }
         }
         int n = s.length();
-        int[] ids = new int[n + 4];
-        int[] starts = new int[n + 4];
-        int[] ends = new int[n + 4];
+        // At most one symbol per UTF-16 unit, or with byte_fallback one per UTF-8 byte (at most 3 per unit).
+        int capacity = (byteFallback ? 3 * n : n) + 4;
+        int[] ids = new int[capacity];
+        int[] starts = new int[capacity];
+        int[] ends = new int[capacity];
         int count = 0;
         int unkStart = -1;
         int unkEnd = -1;
@@ -99,11 +101,6 @@ public final class BpeModel implements Model {
                 count = push(ids, starts, ends, count, id, i, end);
             } else if (byteFallback && fallback(sym) != null) {
                 int[] bytes = fallback(sym);
-                if (ids.length < count + bytes.length) {
-                    ids = java.util.Arrays.copyOf(ids, count + bytes.length + n);
-                    starts = java.util.Arrays.copyOf(starts, ids.length);
-                    ends = java.util.Arrays.copyOf(ends, ids.length);
-                }
                 for (int b : bytes) {
                     count = push(ids, starts, ends, count, b, i, end);
                 }

@@ -115,6 +115,10 @@ public final class PipelineTokenizer implements Tokenizer {
                 options, stages.postProcessor(), maxLength(options));
         if (options.padding() == Padding.MAX_LENGTH) {
             Assembly.pad(t, padLength(options), options, pad());
+        } else if (options.padding() == Padding.LONGEST && stages.pad() != null) {
+            // One text is its own batch: the library pads its overflow windows to its length and
+            // all of them up to pad_to_multiple_of (stages-splits pads left to multiples of 8).
+            Assembly.pad(t, t.size, options, stages.pad());
         }
         return t.toEncoding();
     }
