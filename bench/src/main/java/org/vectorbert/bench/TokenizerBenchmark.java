@@ -15,6 +15,8 @@ import org.vectorbert.tokenizer.Encoding;
  * WordPiece, special tokens, offsets) over every paragraph of an English corpus.
  *
  * <pre>bench/run tokenizer [--vocab FILE] [--corpus FILE]...</pre>
+ * or, pipeline against BertTokenizer per token ({@link TokenizerComparison}):
+ * <pre>bench/run tokenizer --compare WORDPIECE_TOKENIZER_JSON [OTHER_TOKENIZER_JSON]...</pre>
  *
  * The default corpus is the license texts every Debian system has in /usr/share/common-licenses.
  */
@@ -22,6 +24,10 @@ public final class TokenizerBenchmark {
     private TokenizerBenchmark() {}
 
     public static void main(String[] args) throws IOException {
+        if (args.length > 0 && args[0].equals("--compare")) {
+            TokenizerComparison.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
         Path vocab = null;
         List<Path> corpus = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {

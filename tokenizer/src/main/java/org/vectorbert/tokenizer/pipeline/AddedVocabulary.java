@@ -24,6 +24,8 @@ public final class AddedVocabulary {
     private final List<AddedToken> tokens;
     private final Map<Character, List<Candidate>> raw = new HashMap<>();
     private final Map<Character, List<Candidate>> normalized = new HashMap<>();
+    private final java.util.BitSet rawFirsts = new java.util.BitSet();
+    private final java.util.BitSet normalizedFirsts = new java.util.BitSet();
 
     private record Candidate(String pattern, AddedToken token) {}
 
@@ -43,6 +45,8 @@ public final class AddedVocabulary {
             (t.normalized() ? normalized : raw).computeIfAbsent(pattern.charAt(0), c -> new ArrayList<>())
                     .add(new Candidate(pattern, t));
         }
+        raw.keySet().forEach(c -> rawFirsts.set(c));
+        normalized.keySet().forEach(c -> normalizedFirsts.set(c));
         for (var m : List.of(raw, normalized)) {
             m.values().forEach(l -> l.sort((a, b) -> b.pattern().length() - a.pattern().length()));
         }
@@ -50,6 +54,29 @@ public final class AddedVocabulary {
 
     public List<AddedToken> tokens() {
         return tokens;
+    }
+
+    /** Whether some token is matched in normalised text (so text must be normalised before the last search). */
+    public boolean hasNormalizedTokens() {
+        return !normalized.isEmpty();
+    }
+
+    /** Splits a text on the tokens matched in raw text only, leaving the rest as it is. */
+    public List<Segment> splitRaw(String text) {
+        return find(Normalized.of(text, 0, text.length()), raw);
+    }
+
+    /** Whether no raw-matched token can start anywhere in {@code text} (then {@link #splitRaw} has one piece). */
+    public boolean noRawTokenIn(String text) {
+        if (raw.isEmpty()) {
+            return true;
+        }
+        for (int i = 0; i < text.length(); i++) {
+            if (rawFirsts.get(text.charAt(i))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Splits a text: raw-matched tokens first, the rest normalised, then normalised tokens. */
@@ -66,7 +93,11 @@ public final class AddedVocabulary {
         return out;
     }
 
-    private static List<Segment> find(Normalized piece, Map<Character, List<Candidate>> candidates) {
+    private java.util.BitSet firsts(Map<Character, List<Candidate>> candidates) {
+        return candidates == raw ? rawFirsts : normalizedFirsts;
+    }
+
+    private List<Segment> find(Normalized piece, Map<Character, List<Candidate>> candidates) {
         String s = piece.text();
         if (candidates.isEmpty() || s.isEmpty()) {
             return List.of(new Segment(piece, -1, null));
@@ -75,6 +106,11 @@ public final class AddedVocabulary {
         int done = 0;
         int i = 0;
         while (i < s.length()) {
+            // Most characters start no token: a char lookup in a bit set before boxing a Character key.
+            if (!firsts(candidates).get(s.charAt(i))) {
+                i++;
+                continue;
+            }
             List<Candidate> list = candidates.get(s.charAt(i));
             Candidate hit = null;
             if (list != null) {

@@ -22,6 +22,12 @@ final class Assembly {
             }
             truncate(a, b, maxLength - added, options);
         }
+        boolean windows = !a.overflowing.isEmpty() || (b != null && !b.overflowing.isEmpty());
+        if (!windows) {
+            // Nothing else reads a and b afterwards, so the post-processor may retype them in place.
+            return concat(post.apply(b == null ? new ArrayList<>(List.of(a)) : new ArrayList<>(List.of(a, b)),
+                    options.addSpecialTokens()));
+        }
         Tokens main = process(a, b, options, post);
         // Overflow windows: each of A's with B and with each of B's, then A with each of B's (merge_with's order).
         for (Tokens ao : a.overflowing) {
@@ -47,8 +53,16 @@ final class Assembly {
         if (b != null) {
             parts.add(copy(b));
         }
-        Tokens out = new Tokens();
-        for (Tokens part : post.apply(parts, options.addSpecialTokens())) {
+        return concat(post.apply(parts, options.addSpecialTokens()));
+    }
+
+    private static Tokens concat(List<Tokens> parts) {
+        int n = 0;
+        for (Tokens part : parts) {
+            n += part.size;
+        }
+        Tokens out = new Tokens(n);
+        for (Tokens part : parts) {
             for (int i = 0; i < part.size; i++) {
                 out.addFrom(part, i);
             }

@@ -1,9 +1,7 @@
 package org.vectorbert.tokenizer.pipeline;
 
 import java.nio.charset.StandardCharsets;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.vectorbert.tokenizer.TokenizerException;
 
 /**
@@ -16,8 +14,11 @@ import org.vectorbert.tokenizer.TokenizerException;
  */
 public final class BpeModel implements Model {
     private final Vocab vocab;
-    /** (left id, right id) to {rank, merged id}. */
-    private final Map<Long, int[]> merges;
+    private final PairTable merges;
+    /** The {@code <0xHH>} token id of each byte, -1 where missing (byte_fallback). */
+    private final int[] byteIds = new int[256];
+    /** Without prefix and suffix, the id of each one-character token of the BMP (-1 for none): no substring per character. */
+    private final int[] charIds;
     private final String unkToken;
     private final int unkId;
     private final String prefix;
@@ -39,7 +40,17 @@ public final class BpeModel implements Model {
         this.fuseUnk = fuseUnk;
         this.byteFallback = byteFallback;
         this.ignoreMerges = ignoreMerges;
-        this.merges = new HashMap<>(merges.size() * 2);
+        this.merges = new PairTable(merges.size());
+        this.charIds = prefix == null && suffix == null ? new int[0x10000] : null;
+        if (charIds != null) {
+            java.util.Arrays.fill(charIds, -1);
+            for (char c = 0; c < 0xFFFF; c++) {
+                charIds[c] = vocab.id(String.valueOf(c));
+            }
+        }
+        for (int b = 0; b < 256; b++) {
+            byteIds[b] = vocab.id(String.format("<0x%02X>", b));
+        }
         int prefixLength = prefix == null ? 0 : prefix.length();
         for (int rank = 0; rank < merges.size(); rank++) {
             String[] m = merges.get(rank);
@@ -55,12 +66,8 @@ public final class BpeModel implements Model {
                 throw new TokenizerException(where + ": merge " + (rank + 1) + " \"" + m[0] + " " + m[1]
                         + "\" makes '" + m[0] + right + "', which is not in the vocabulary");
             }
-            this.merges.putIfAbsent(key(a, b), new int[] {rank, merged});
+            this.merges.putIfAbsent(a, b, rank, merged);
         }
-    }
-
-    private static long key(int a, int b) {
-        return (long) a << 32 | (b & 0xFFFFFFFFL);
     }
 
     @Override
@@ -85,21 +92,21 @@ public final class BpeModel implements Model {
         for (int i = 0; i < n; ) {
             int cp = s.codePointAt(i);
             int end = i + Character.charCount(cp);
-            String sym = s.substring(i, end);
-            if (i > 0 && prefix != null) {
-                sym = prefix + sym;
+            String sym = null;
+            int id;
+            if (charIds != null && cp < 0x10000) {
+                id = charIds[cp];
+            } else {
+                sym = symbol(s, i, end);
+                id = vocab.id(sym);
             }
-            if (end == n && suffix != null) {
-                sym = sym + suffix;
-            }
-            int id = vocab.id(sym);
             if (id >= 0) {
                 if (unkStart >= 0) {
                     count = push(ids, starts, ends, count, unkId, unkStart, unkEnd);
                     unkStart = -1;
                 }
                 count = push(ids, starts, ends, count, id, i, end);
-            } else if (byteFallback && fallback(sym) != null) {
+            } else if (byteFallback && fallback(sym = sym != null ? sym : symbol(s, i, end)) != null) {
                 int[] bytes = fallback(sym);
                 for (int b : bytes) {
                     count = push(ids, starts, ends, count, b, i, end);
@@ -129,6 +136,18 @@ public final class BpeModel implements Model {
         }
     }
 
+    /** Characters {@code [i, end)} of the word as a symbol: the prefix unless first, the suffix if last. */
+    private String symbol(String s, int i, int end) {
+        String sym = s.substring(i, end);
+        if (i > 0 && prefix != null) {
+            sym = prefix + sym;
+        }
+        if (end == s.length() && suffix != null) {
+            sym = sym + suffix;
+        }
+        return sym;
+    }
+
     private static int push(int[] ids, int[] starts, int[] ends, int count, int id, int start, int end) {
         ids[count] = id;
         starts[count] = start;
@@ -141,7 +160,7 @@ public final class BpeModel implements Model {
         byte[] bytes = sym.getBytes(StandardCharsets.UTF_8);
         int[] ids = new int[bytes.length];
         for (int k = 0; k < bytes.length; k++) {
-            ids[k] = vocab.id(String.format("<0x%02X>", bytes[k] & 0xFF));
+            ids[k] = byteIds[bytes[k] & 0xFF];
             if (ids[k] < 0) {
                 return null;
             }
@@ -149,31 +168,65 @@ public final class BpeModel implements Model {
         return ids;
     }
 
-    /** Merges the lowest-ranked adjacent pair, leftmost first, until none has a merge; returns the new count. */
+    /**
+     * Merges pairs lowest rank first, leftmost among equal ranks, until none has a merge; returns
+     * the new count. Pending pairs wait in a heap keyed (rank, left position) and the symbols form
+     * a linked list, so a word of n symbols costs O(n log n) instead of a scan per merge; a popped
+     * pair whose symbols have changed since is skipped (the library's Word::merge_all does the same).
+     */
     private int mergeAll(int[] ids, int[] starts, int[] ends, int count) {
-        while (count > 1) {
-            int best = -1;
-            int bestRank = Integer.MAX_VALUE;
-            int bestId = -1;
-            for (int k = 0; k + 1 < count; k++) {
-                int[] m = merges.get(key(ids[k], ids[k + 1]));
-                if (m != null && m[0] < bestRank) {
-                    bestRank = m[0];
-                    best = k;
-                    bestId = m[1];
-                }
-            }
-            if (best < 0) {
-                break;
-            }
-            ids[best] = bestId;
-            ends[best] = ends[best + 1];
-            System.arraycopy(ids, best + 2, ids, best + 1, count - best - 2);
-            System.arraycopy(starts, best + 2, starts, best + 1, count - best - 2);
-            System.arraycopy(ends, best + 2, ends, best + 1, count - best - 2);
-            count--;
+        if (count < 2) {
+            return count;
         }
-        return count;
+        int[] next = new int[count];
+        int[] prev = new int[count];
+        LongHeap heap = new LongHeap(count);
+        for (int k = 0; k < count; k++) {
+            next[k] = k + 1 < count ? k + 1 : -1;
+            prev[k] = k - 1;
+            if (k + 1 < count) {
+                push(heap, ids, k, k + 1);
+            }
+        }
+        while (!heap.isEmpty()) {
+            long top = heap.pop();
+            int pos = (int) top;
+            int rank = (int) (top >>> 32);
+            int right = next[pos];
+            if (ids[pos] < 0 || right < 0) {
+                continue;
+            }
+            long m = merges.get(ids[pos], ids[right]);
+            if (m < 0 || (int) (m >>> 32) != rank) {
+                continue;
+            }
+            ids[pos] = (int) m;
+            ends[pos] = ends[right];
+            ids[right] = -1;
+            next[pos] = next[right];
+            if (next[right] >= 0) {
+                prev[next[right]] = pos;
+                push(heap, ids, pos, next[pos]);
+            }
+            if (prev[pos] >= 0) {
+                push(heap, ids, prev[pos], pos);
+            }
+        }
+        int n = 0;
+        for (int k = 0; k >= 0; k = next[k]) {
+            ids[n] = ids[k];
+            starts[n] = starts[k];
+            ends[n] = ends[k];
+            n++;
+        }
+        return n;
+    }
+
+    private void push(LongHeap heap, int[] ids, int left, int right) {
+        long m = merges.get(ids[left], ids[right]);
+        if (m >= 0) {
+            heap.push((m >>> 32) << 32 | left);
+        }
     }
 
     @Override

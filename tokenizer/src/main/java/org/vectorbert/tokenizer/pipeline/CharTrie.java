@@ -17,6 +17,19 @@ public final class CharTrie {
     private int[] tokenIds = new int[1024];  // per node: the token ending here, or NONE
     private int nodes = 1;
 
+    /** A trie of each token spelling with its id (a vocabulary may give two spellings one id). */
+    public CharTrie(java.util.Map<String, Integer> tokens) {
+        this(new String[0]);
+        tokens.forEach((token, id) -> {
+            int node = ROOT;
+            for (int i = 0; i < token.length(); i++) {
+                node = childOrAdd(node, token.charAt(i));
+            }
+            tokenIds[node] = id;
+        });
+    }
+
+    /** A trie of {@code tokens[id]} for each id; null entries are left out. */
     public CharTrie(String[] tokens) {
         int capacity = Integer.highestOneBit(Math.max(16, tokens.length * 8)) << 1;
         keys = new long[capacity];
@@ -26,6 +39,9 @@ public final class CharTrie {
         for (int id = 0; id < tokens.length; id++) {
             int node = ROOT;
             String token = tokens[id];
+            if (token == null) {
+                continue;
+            }
             for (int i = 0; i < token.length(); i++) {
                 node = childOrAdd(node, token.charAt(i));
             }

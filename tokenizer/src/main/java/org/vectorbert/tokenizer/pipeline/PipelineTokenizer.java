@@ -29,6 +29,8 @@ public final class PipelineTokenizer implements Tokenizer {
 
     private final Stages stages;
     private final AddedVocabulary added;
+    /** BERT's normaliser, pre-tokenizer and WordPiece fused for ASCII pieces, or null for other stages. */
+    private final BertFastPath fast;
     private final BitSet specialIds = new BitSet();
     private final java.util.Map<String, Integer> addedIds = new java.util.HashMap<>();
     private final java.util.Map<Integer, String> addedTokens = new java.util.HashMap<>();
@@ -36,6 +38,8 @@ public final class PipelineTokenizer implements Tokenizer {
     public PipelineTokenizer(Stages stages) {
         this.stages = Objects.requireNonNull(stages);
         this.added = new AddedVocabulary(stages.addedTokens(), stages.normalizer());
+        this.fast = BertFastPath.of(stages.normalizer(), stages.preTokenizer(), stages.model(),
+                added.hasNormalizedTokens());
         for (AddedVocabulary.AddedToken t : stages.addedTokens()) {
             addedIds.put(t.content(), t.id());
             addedTokens.put(t.id(), t.content());
@@ -65,8 +69,23 @@ public final class PipelineTokenizer implements Tokenizer {
         List<Integer> wordStarts = new ArrayList<>();
         BitSet addedWords = new BitSet();
         boolean right = side == EncodeOptions.Side.RIGHT;
+        BertFastPath.Word word = fast == null ? null : new BertFastPath.Word();
+        if (fast != null && added.noRawTokenIn(text) && BertFastPath.isAscii(text, 0, text.length())) {
+            // The common case, one ASCII piece and no added token: no Normalized at all.
+            for (int pos = 0; pos >= 0; ) {
+                int before = out.size;
+                pos = fast.next(text, pos, text.length(), word, out);
+                if (pos >= 0) {
+                    wordStarts.add(before);
+                    if (right && out.size >= limit) {
+                        break;
+                    }
+                }
+            }
+            return finish(out, wordStarts, addedWords, sequence, limit, right);
+        }
         segments:
-        for (AddedVocabulary.Segment s : added.split(text, stages.normalizer())) {
+        for (AddedVocabulary.Segment s : fast != null ? added.splitRaw(text) : added.split(text, stages.normalizer())) {
             if (s.id() >= 0) {
                 Normalized p = s.piece();
                 addedWords.set(wordStarts.size());
@@ -74,11 +93,31 @@ public final class PipelineTokenizer implements Tokenizer {
                 out.add(s.id(), s.value(), p.originalStartOf(0, p.length()), p.originalEndOf(0, p.length()), 0, 0, 0);
                 continue;
             }
-            if (s.piece().isEmpty()) {
+            Normalized piece = s.piece();
+            if (piece.isEmpty()) {
                 continue;
             }
+            if (fast != null) {
+                // A raw piece: its units are the original text's [from, to).
+                int from = piece.originalStart();
+                int to = from + piece.length();
+                if (BertFastPath.isAscii(text, from, to)) {
+                    for (int pos = from; pos >= 0; ) {
+                        int before = out.size;
+                        pos = fast.next(text, pos, to, word, out);
+                        if (pos >= 0) {
+                            wordStarts.add(before);
+                            if (right && out.size >= limit) {
+                                break segments;
+                            }
+                        }
+                    }
+                    continue;
+                }
+                piece = stages.normalizer().normalize(piece);
+            }
             List<Normalized> words = stages.preTokenizer() == null
-                    ? List.of(s.piece()) : stages.preTokenizer().split(s.piece());
+                    ? List.of(piece) : stages.preTokenizer().split(piece);
             for (Normalized w : words) {
                 if (!w.isEmpty()) {
                     wordStarts.add(out.size);
@@ -89,6 +128,12 @@ public final class PipelineTokenizer implements Tokenizer {
                 }
             }
         }
+        return finish(out, wordStarts, addedWords, sequence, limit, right);
+    }
+
+    /** The left-side pre-cut (see {@link #tokens}) and the sequence id. */
+    private static Tokens finish(Tokens out, List<Integer> wordStarts, BitSet addedWords, int sequence, int limit,
+                                 boolean right) {
         if (!right && out.size > limit) {
             // The same from the end: the first word, counting back, that brings the kept tokens to limit.
             for (int k = wordStarts.size() - 1; k > 0; k--) {

@@ -64,7 +64,7 @@ public interface PostProcessor {
     }
 
     static Tokens special(Special s, int typeId) {
-        Tokens t = new Tokens();
+        Tokens t = new Tokens(1);
         t.add(s.id(), s.token(), 0, 0, typeId, 1, -1);
         return t;
     }

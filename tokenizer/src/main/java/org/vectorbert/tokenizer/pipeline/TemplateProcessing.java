@@ -66,7 +66,7 @@ public record TemplateProcessing(List<Piece> single, List<Piece> pair, Map<Strin
                 out.add(t);
             } else if (add) {
                 SpecialIds s = specials.get(p.special());
-                Tokens t = new Tokens();
+                Tokens t = new Tokens(s.ids().length);
                 for (int k = 0; k < s.ids().length; k++) {
                     t.add(s.ids()[k], s.tokens().get(k), 0, 0, p.typeId(), 1, -1);
                 }

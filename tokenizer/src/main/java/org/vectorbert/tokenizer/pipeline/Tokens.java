@@ -10,17 +10,34 @@ import java.util.List;
  */
 public final class Tokens {
     int size;
-    int[] ids = new int[16];
-    String[] values = new String[16];
-    int[] starts = new int[16];
-    int[] ends = new int[16];
-    int[] typeIds = new int[16];
-    int[] special = new int[16];
-    int[] attention = new int[16];
-    int[] sequenceIds = new int[16];
+    int[] ids;
+    String[] values;
+    int[] starts;
+    int[] ends;
+    int[] typeIds;
+    int[] special;
+    int[] attention;
+    int[] sequenceIds;
     final List<Tokens> overflowing = new ArrayList<>();
     /** An overflow window: a template does not retype it (the tokenizers library sets type ids on the main encodings only). */
     boolean window;
+
+    public Tokens() {
+        this(16);
+    }
+
+    /** Room for {@code capacity} tokens before growing (one special token needs one, not sixteen). */
+    public Tokens(int capacity) {
+        int n = Math.max(1, capacity);
+        ids = new int[n];
+        values = new String[n];
+        starts = new int[n];
+        ends = new int[n];
+        typeIds = new int[n];
+        special = new int[n];
+        attention = new int[n];
+        sequenceIds = new int[n];
+    }
 
     public int size() {
         return size;
@@ -33,7 +50,7 @@ public final class Tokens {
 
     public void add(int id, String value, int start, int end, int typeId, int isSpecial, int sequenceId) {
         if (size == ids.length) {
-            int n = size * 2;
+            int n = Math.max(16, size * 2);
             ids = Arrays.copyOf(ids, n);
             values = Arrays.copyOf(values, n);
             starts = Arrays.copyOf(starts, n);
@@ -63,7 +80,7 @@ public final class Tokens {
 
     /** Tokens {@code [from, to)} as a new list, without overflow windows. */
     Tokens range(int from, int to) {
-        Tokens t = new Tokens();
+        Tokens t = new Tokens(to - from);
         for (int i = from; i < to; i++) {
             t.addFrom(this, i);
         }

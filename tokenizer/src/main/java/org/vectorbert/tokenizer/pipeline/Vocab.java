@@ -39,4 +39,13 @@ public final class Vocab {
     public int size() {
         return ids.size();
     }
+
+    public void forEach(java.util.function.BiConsumer<String, Integer> action) {
+        ids.forEach(action);
+    }
+
+    /** The token to id map, read-only. */
+    public Map<String, Integer> asMap() {
+        return java.util.Collections.unmodifiableMap(ids);
+    }
 }

@@ -12,7 +12,12 @@ public final class WordPieceModel implements Model {
     private final Vocab vocab;
     private final String unkToken;
     private final int unkId;
-    private final String prefix;
+    /** Every piece as spelled (a word's first piece), and the prefixed pieces without their prefix (the others). */
+    private final CharTrie whole;
+    private final CharTrie continuing;
+    /** The same pieces for one-probe lookups of a whole rest of a word. */
+    private final PieceTable wholeTable;
+    private final PieceTable continuingTable;
     private final int maxInputCharsPerWord;
 
     public WordPieceModel(Vocab vocab, String unkToken, String prefix, int maxInputCharsPerWord, String where) {
@@ -22,8 +27,17 @@ public final class WordPieceModel implements Model {
         if (unkId < 0) {
             throw new TokenizerException(where + ": the WordPiece unk_token '" + unkToken + "' is not in the vocabulary");
         }
-        this.prefix = prefix;
         this.maxInputCharsPerWord = maxInputCharsPerWord;
+        Map<String, Integer> rest = new java.util.HashMap<>();
+        vocab.forEach((t, id) -> {
+            if (t.startsWith(prefix) && t.length() > prefix.length()) {
+                rest.put(t.substring(prefix.length()), id);
+            }
+        });
+        this.whole = new CharTrie(vocab.asMap());
+        this.continuing = new CharTrie(rest);
+        this.wholeTable = new PieceTable(vocab.asMap());
+        this.continuingTable = new PieceTable(rest);
     }
 
     public static WordPieceModel of(Map<String, Integer> vocab, String unk, String prefix, int max, String where) {
@@ -40,25 +54,79 @@ public final class WordPieceModel implements Model {
         int mark = out.size;
         int start = 0;
         while (start < s.length()) {
-            int end = s.length();
+            // The longest vocabulary piece at start, found by one walk down a trie (the first piece
+            // as spelled, later ones without their prefix) instead of a map lookup per shorter substring.
+            CharTrie trie = start == 0 ? whole : continuing;
+            int node = CharTrie.ROOT;
             int found = -1;
-            String piece = null;
-            while (start < end) {
-                piece = start > 0 ? prefix + s.substring(start, end) : s.substring(start, end);
-                found = vocab.id(piece);
-                if (found >= 0) {
+            int end = start;
+            for (int j = start; j < s.length(); j++) {
+                node = trie.child(node, s.charAt(j));
+                if (node == CharTrie.NONE) {
                     break;
                 }
-                end -= Character.charCount(s.codePointBefore(end));
+                int id = trie.tokenId(node);
+                if (id != CharTrie.NONE && !splitsPair(s, j + 1)) {
+                    found = id;
+                    end = j + 1;
+                }
             }
             if (found < 0) {
                 out.size = mark;
                 out.add(unkId, unkToken, word, 0, s.length());
                 return;
             }
-            out.add(found, piece, word, start, end);
+            out.add(found, vocab.token(found), word, start, end);
             start = end;
         }
+    }
+
+    /**
+     * {@link #tokenize(Normalized, Tokens)} for an ASCII word held in {@code word[0, length)},
+     * unit {@code i} spanning original {@code [starts[i], ends[i])} (no surrogates, so no pair to keep whole).
+     */
+    void tokenizeAscii(char[] word, int length, int[] starts, int[] ends, Tokens out) {
+        if (length > maxInputCharsPerWord) {
+            out.add(unkId, unkToken, starts[0], ends[length - 1], 0, 0, 0);
+            return;
+        }
+        int mark = out.size;
+        int start = 0;
+        while (start < length) {
+            // The longest piece is the whole rest when the rest is a piece, which most words are.
+            int rest = (start == 0 ? wholeTable : continuingTable).find(word, start, length);
+            if (rest >= 0) {
+                out.add(rest, vocab.token(rest), starts[start], ends[length - 1], 0, 0, 0);
+                return;
+            }
+            CharTrie trie = start == 0 ? whole : continuing;
+            int node = CharTrie.ROOT;
+            int found = -1;
+            int end = start;
+            for (int j = start; j < length; j++) {
+                node = trie.child(node, word[j]);
+                if (node == CharTrie.NONE) {
+                    break;
+                }
+                int id = trie.tokenId(node);
+                if (id != CharTrie.NONE) {
+                    found = id;
+                    end = j + 1;
+                }
+            }
+            if (found < 0) {
+                out.size = mark;
+                out.add(unkId, unkToken, starts[0], ends[length - 1], 0, 0, 0);
+                return;
+            }
+            out.add(found, vocab.token(found), starts[start], ends[end - 1], 0, 0, 0);
+            start = end;
+        }
+    }
+
+    /** Whether a piece ending at {@code at} would cut a surrogate pair (the library cuts at characters only). */
+    private static boolean splitsPair(String s, int at) {
+        return at < s.length() && Character.isLowSurrogate(s.charAt(at)) && Character.isHighSurrogate(s.charAt(at - 1));
     }
 
     @Override

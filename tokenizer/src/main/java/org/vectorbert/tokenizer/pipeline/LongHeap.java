@@ -1,0 +1,55 @@
+package org.vectorbert.tokenizer.pipeline;
+
+import java.util.Arrays;
+
+/** A binary min-heap of longs (BPE's pending merges as rank << 32 | position), without boxing. */
+final class LongHeap {
+    private long[] items;
+    private int size;
+
+    LongHeap(int capacity) {
+        items = new long[Math.max(4, capacity)];
+    }
+
+    boolean isEmpty() {
+        return size == 0;
+    }
+
+    void push(long value) {
+        if (size == items.length) {
+            items = Arrays.copyOf(items, size * 2);
+        }
+        int i = size++;
+        while (i > 0) {
+            int parent = (i - 1) >>> 1;
+            if (items[parent] <= value) {
+                break;
+            }
+            items[i] = items[parent];
+            i = parent;
+        }
+        items[i] = value;
+    }
+
+    long pop() {
+        long top = items[0];
+        long last = items[--size];
+        int i = 0;
+        while (true) {
+            int child = 2 * i + 1;
+            if (child >= size) {
+                break;
+            }
+            if (child + 1 < size && items[child + 1] < items[child]) {
+                child++;
+            }
+            if (items[child] >= last) {
+                break;
+            }
+            items[i] = items[child];
+            i = child;
+        }
+        items[i] = last;
+        return top;
+    }
+}
