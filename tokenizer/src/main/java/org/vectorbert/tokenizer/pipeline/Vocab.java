@@ -22,6 +22,11 @@ public final class Vocab {
             }
             max = Math.max(max, e.getValue());
         }
+        if (max >= 2L * tokenIds.size() + 65_536) {
+            // Ids index an array: one stray huge id must not allocate gigabytes.
+            throw new TokenizerException(where + ": token id " + max + " is far past the vocabulary's "
+                    + tokenIds.size() + " entries");
+        }
         String[] tokens = new String[max + 1];
         tokenIds.forEach((t, id) -> tokens[id] = t);
         return new Vocab(new HashMap<>(tokenIds), tokens);

@@ -40,6 +40,16 @@ class BadInputTest {
     }
 
     @Test
+    void aHugeIdOrScoreIsRefusedNotAllocatedOrUsed() {
+        // Ids index an array; one id of 2e9 would otherwise allocate 16 GB.
+        assertEquals("t.json: model: token id 2000000000 is far past the vocabulary's 2 entries",
+                message("{\"model\":{\"type\":\"WordPiece\",\"unk_token\":\"[UNK]\",\"vocab\":{\"[UNK]\":0,\"a\":2000000000}}}"));
+        // serde_json refuses a number that overflows to infinity; so does the Unigram reader.
+        assertEquals("t.json: model.vocab[1] has a score out of range: 1E+400",
+                message("{\"model\":{\"type\":\"Unigram\",\"unk_id\":0,\"vocab\":[[\"<unk>\",0.0],[\"a\",1e400]]}}"));
+    }
+
+    @Test
     void malformedJson() {
         String m = message("{\"model\": {");
         assertEquals(true, m.startsWith("cannot parse t.json: "), m);

@@ -1,0 +1,45 @@
+package org.vectorbert.tokenizer.pipeline;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.code_intelligence.jazzer.junit.FuzzTest;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
+import org.vectorbert.common.VectorbertException;
+import org.vectorbert.tokenizer.Encoding;
+import org.vectorbert.tokenizer.Tokenizer;
+
+/**
+ * Any bytes as a sentencepiece.bpe.model with XLM-R's tokenizer_config.json: the protobuf reader
+ * and the tokenizer built from it refuse with a one-line TokenizerException or encode a text with
+ * spans inside it, and nothing else (no index, negative-size or out-of-memory errors).
+ */
+class SentencePieceFuzzTest {
+    private static final String TEXT = "Hello, the world! naïve 東京 😀 <mask>";
+
+    @FuzzTest
+    void load(byte[] model) throws IOException {
+        Path dir = Files.createTempDirectory("fuzz-spm");
+        try {
+            Files.write(dir.resolve("sentencepiece.bpe.model"), model);
+            Files.writeString(dir.resolve("tokenizer_config.json"), "{\"tokenizer_class\": \"XLMRobertaTokenizer\"}");
+            try {
+                Encoding e = Tokenizer.fromDirectory(dir).encode(TEXT);
+                for (int i = 0; i < e.length(); i++) {
+                    assertTrue(e.starts()[i] >= 0 && e.starts()[i] <= e.ends()[i] && e.ends()[i] <= TEXT.length());
+                }
+            } catch (VectorbertException refused) {
+                assertTrue(refused.getMessage() != null && !refused.getMessage().contains("\n"), refused.getMessage());
+            }
+        } finally {
+            try (Stream<Path> files = Files.walk(dir)) {
+                for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.delete(p);
+                }
+            }
+        }
+    }
+}
