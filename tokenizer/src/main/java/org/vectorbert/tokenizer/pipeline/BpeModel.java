@@ -14,6 +14,16 @@ import org.vectorbert.tokenizer.TokenizerException;
  */
 public final class BpeModel implements Model {
     private final Vocab vocab;
+    /**
+     * Words already merged, as the library's BPE keeps them (its cache holds 10,000 words too):
+     * text repeats its words, and without dropout a word always merges the same way.
+     */
+    private static final int CACHE_CAPACITY = 10_000;
+    private final java.util.concurrent.ConcurrentHashMap<String, Merged> cache = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** A word's symbols after merging: ids and spans in the word's units. */
+    private record Merged(int[] ids, int[] starts, int[] ends) {}
+
     private final PairTable merges;
     /** The {@code <0xHH>} token id of each byte, -1 where missing (byte_fallback). */
     private final int[] byteIds = new int[256];
@@ -73,6 +83,13 @@ public final class BpeModel implements Model {
     @Override
     public void tokenize(Normalized word, Tokens out) {
         String s = word.text();
+        Merged known = cache.get(s);
+        if (known != null) {
+            for (int k = 0; k < known.ids().length; k++) {
+                out.add(known.ids()[k], vocab.token(known.ids()[k]), word, known.starts()[k], known.ends()[k]);
+            }
+            return;
+        }
         if (ignoreMerges) {
             int whole = vocab.id(s);
             if (whole >= 0) {
@@ -131,6 +148,10 @@ public final class BpeModel implements Model {
             count = push(ids, starts, ends, count, unkId, unkStart, unkEnd);
         }
         count = mergeAll(ids, starts, ends, count);
+        if (cache.size() < CACHE_CAPACITY) {
+            cache.put(s, new Merged(java.util.Arrays.copyOf(ids, count), java.util.Arrays.copyOf(starts, count),
+                    java.util.Arrays.copyOf(ends, count)));
+        }
         for (int k = 0; k < count; k++) {
             out.add(ids[k], vocab.token(ids[k]), word, starts[k], ends[k]);
         }

@@ -152,6 +152,10 @@ public interface PostProcessor {
     }
 
     private static boolean isSpaceChar(char c) {
+        if (c < 0x80) {
+            // ASCII's whitespace is tab to CR and space; most token characters are ASCII.
+            return c == ' ' || (c >= '\t' && c <= '\r');
+        }
         return c == '\u0120' || Unicode.isWhitespace(c);
     }
 
