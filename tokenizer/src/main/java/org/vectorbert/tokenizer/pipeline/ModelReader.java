@@ -160,8 +160,21 @@ final class ModelReader {
             }
             specials.put(e.getKey(), new TemplateProcessing.SpecialIds(idArray, tokenList));
         }
-        return new TemplateProcessing(pieces(n.path("single"), specials, where + ".single"),
-                pieces(n.path("pair"), specials, where + ".pair"), specials);
+        List<TemplateProcessing.Piece> single = pieces(n.path("single"), specials, where + ".single");
+        List<TemplateProcessing.Piece> pair = pieces(n.path("pair"), specials, where + ".pair");
+        // A single text has no sequence B to place (a fuzzed file that named it failed deep in encode), and a pair
+        // template must place both, as the library's TemplateProcessingBuilder requires.
+        if (single.stream().anyMatch(p -> p.special() == null && p.sequence() == 1)) {
+            throw stages.error(where + ".single", "a single text has no sequence B");
+        }
+        if (!pair.isEmpty() && !(uses(pair, 0) && uses(pair, 1))) {
+            throw stages.error(where + ".pair", "the template for a pair must use both sequences, A and B");
+        }
+        return new TemplateProcessing(single, pair, specials);
+    }
+
+    private static boolean uses(List<TemplateProcessing.Piece> pieces, int sequence) {
+        return pieces.stream().anyMatch(p -> p.special() == null && p.sequence() == sequence);
     }
 
     private List<TemplateProcessing.Piece> pieces(JsonNode list, Map<String, TemplateProcessing.SpecialIds> specials,

@@ -34,6 +34,21 @@ class BadInputTest {
     }
 
     @Test
+    void aTemplateThatCannotPlaceItsSequences() {
+        // TokenizerJsonFuzzTest's second finding: a single template naming sequence B failed deep in encode.
+        String specials = "\"special_tokens\":{\"<s>\":{\"id\":\"<s>\",\"ids\":[0],\"tokens\":[\"[UNK]\"]}}";
+        String a = "{\"Sequence\":{\"id\":\"A\",\"type_id\":0}}";
+        String b = "{\"Sequence\":{\"id\":\"B\",\"type_id\":1}}";
+        String s = "{\"SpecialToken\":{\"id\":\"<s>\",\"type_id\":0}}";
+        assertEquals("t.json: post_processor.single: a single text has no sequence B",
+                message("{\"post_processor\":{\"type\":\"TemplateProcessing\",\"single\":[" + s + "," + b + "],\"pair\":[" + a + ","
+                        + b + "]," + specials + "},\"model\":" + WORDPIECE + "}"));
+        assertEquals("t.json: post_processor.pair: the template for a pair must use both sequences, A and B",
+                message("{\"post_processor\":{\"type\":\"TemplateProcessing\",\"single\":[" + a + "],\"pair\":[" + s + "," + a
+                        + "]," + specials + "},\"model\":" + WORDPIECE + "}"));
+    }
+
+    @Test
     void unigramWithoutScores() {
         assertEquals("t.json: model.vocab[0] of a Unigram model is not [piece, score]: the vocabulary has no scores",
                 message("{\"model\":{\"type\":\"Unigram\",\"unk_id\":0,\"vocab\":[[\"<unk>\"],[\"a\"]]}}"));
