@@ -11,6 +11,9 @@ import org.vectorbert.tokenizer.TokenizerException;
  * order and with its arithmetic (Encoding::truncate, truncate_encodings, Encoding::merge_with).
  */
 final class Assembly {
+    /** The most overflow windows one encoding may hold (a 100,000-token text in 512-token windows with a stride of 128 makes 260). */
+    static final int MAX_OVERFLOW_WINDOWS = 10_000;
+
     private Assembly() {}
 
     static Tokens assemble(Tokens a, Tokens b, EncodeOptions options, PostProcessor post, int maxLength) {
@@ -27,6 +30,13 @@ final class Assembly {
             // Nothing else reads a and b afterwards, so the post-processor may retype them in place.
             return concat(post.apply(b == null ? new ArrayList<>(List.of(a)) : new ArrayList<>(List.of(a, b)),
                     options.addSpecialTokens()));
+        }
+        long count = (long) (a.overflowing.size() + 1) * (b == null ? 1 : b.overflowing.size() + 1) - 1;
+        if (count > MAX_OVERFLOW_WINDOWS) {
+            // A pair's windows are the product of its texts' (as in the library): a normaliser that multiplies a text's
+            // length (the fuzzer's Replace of " {0,}" by 300 characters) made millions, and the JVM ran out of memory.
+            throw new TokenizerException("truncation would cut this input into " + count + " overflow windows, more than "
+                    + MAX_OVERFLOW_WINDOWS + ": raise max_length or the stride's step");
         }
         Tokens main = process(a, b, options, post);
         // Overflow windows: each of A's with B and with each of B's, then A with each of B's (merge_with's order).
