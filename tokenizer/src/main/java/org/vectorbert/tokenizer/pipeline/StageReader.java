@@ -14,8 +14,21 @@ final class StageReader {
         this.file = file;
     }
 
+    /**
+     * One line naming the file, the place and the problem. Names quoted from the file may hold line breaks and other
+     * control characters (the tokenizer.json fuzz target's fourth finding: a stage type "Seque\nce"): they are
+     * written as escapes, so the message stays one line.
+     */
     TokenizerException error(String where, String message) {
-        return new TokenizerException(file + ": " + where + ": " + message);
+        StringBuilder line = new StringBuilder();
+        (file + ": " + where + ": " + message).codePoints().forEach(c -> {
+            if (Character.isISOControl(c)) {
+                line.append(String.format("\\u%04x", c));
+            } else {
+                line.appendCodePoint(c);
+            }
+        });
+        return new TokenizerException(line.toString());
     }
 
     private String type(JsonNode node, String where) {

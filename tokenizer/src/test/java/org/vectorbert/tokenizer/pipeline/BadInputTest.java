@@ -26,6 +26,13 @@ class BadInputTest {
     }
 
     @Test
+    void aNameWithALineBreakStaysOnOneLine() {
+        // The tokenizer.json fuzz target's fourth finding: the file's own text, quoted in the message, broke the line.
+        assertEquals("t.json: normalizer: unknown normalizer type 'Seque\\u000ace'",
+                message("{\"normalizer\":{\"type\":\"Seque\\nce\"},\"model\":" + WORDPIECE + "}"));
+    }
+
+    @Test
     void mergesNamingMissingTokens() {
         assertEquals("t.json: model: merge 1 \"a z\" names token 'z', which is not in the vocabulary",
                 message("{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0,\"b\":1,\"ab\":2},\"merges\":[\"a z\"]}}"));
