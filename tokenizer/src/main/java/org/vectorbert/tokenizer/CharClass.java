@@ -1,5 +1,7 @@
 package org.vectorbert.tokenizer;
 
+import org.vectorbert.tokenizer.pipeline.Unicode;
+
 /**
  * Character predicates of BERT's text normalisation, with the definitions Hugging Face's
  * {@code tokenizers} library (BertNormalizer, BertPreTokenizer) uses.
@@ -52,15 +54,7 @@ final class CharClass {
 
     /** ASCII non-alphanumeric symbols (BERT treats "$", "^", "`" as punctuation) and every Unicode P* category. */
     static boolean isPunctuation(int c) {
-        if ((c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) || (c >= 123 && c <= 126)) {
-            return true;
-        }
-        return switch (Character.getType(c)) {
-            case Character.CONNECTOR_PUNCTUATION, Character.DASH_PUNCTUATION, Character.START_PUNCTUATION,
-                 Character.END_PUNCTUATION, Character.INITIAL_QUOTE_PUNCTUATION,
-                 Character.FINAL_QUOTE_PUNCTUATION, Character.OTHER_PUNCTUATION -> true;
-            default -> false;
-        };
+        return Unicode.isPunctuation(c);
     }
 
     /** The CJK Unified Ideograph blocks BERT surrounds with spaces (not Hangul, Hiragana or Katakana). */

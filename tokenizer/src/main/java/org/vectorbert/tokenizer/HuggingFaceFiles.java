@@ -1,18 +1,15 @@
 package org.vectorbert.tokenizer;
 
-import com.fasterxml.jackson.core.JacksonException;
-import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.vectorbert.tokenizer.pipeline.TokenizerFiles;
 
 /** Reads the tokenizer files of a Hugging Face model directory. */
 final class HuggingFaceFiles {
@@ -237,20 +234,6 @@ final class HuggingFaceFiles {
     }
 
     static JsonNode read(Path file) {
-        try {
-            JsonNode node = JSON.readTree(file.toFile());
-            if (node == null || node.isMissingNode()) {
-                throw new TokenizerException(file + " is empty");
-            }
-            return node;
-        } catch (NoSuchFileException e) {
-            throw new TokenizerException("file not found: " + file);
-        } catch (JacksonException e) {
-            JsonLocation at = e.getLocation();
-            throw new TokenizerException("cannot parse " + file + (at == null ? "" : " at line " + at.getLineNr()
-                    + ", column " + at.getColumnNr()) + ": " + e.getOriginalMessage().lines().findFirst().orElse(""));
-        } catch (IOException e) {
-            throw new TokenizerException("cannot read " + file + ": " + e.getMessage());
-        }
+        return TokenizerFiles.read(file);
     }
 }

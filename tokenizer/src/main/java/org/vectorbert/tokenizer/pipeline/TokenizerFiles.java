@@ -190,7 +190,8 @@ public final class TokenizerFiles {
         return model.idToToken(id);
     }
 
-    static JsonNode read(Path file) {
+    /** A JSON file, or one line saying why not (missing, empty, where it stops parsing). */
+    public static JsonNode read(Path file) {
         try {
             JsonNode node = JSON.readTree(file.toFile());
             if (node == null || node.isMissingNode()) {
