@@ -2,11 +2,12 @@
 // them as tokenizer.json, and records the library's encodings of seeded varied texts, so that
 // vectorbert's pipeline is compared with the library and never with itself.
 //
-//   cd tools/tokenizer-reference && npm ci && node make-pipeline-fixtures.mjs [minilm-tokenizer.json] [--retrain]
+//   cd tools/tokenizer-reference && npm ci && node make-pipeline-fixtures.mjs [minilm-tokenizer.json [bge-e5-tokenizer.json]] [--retrain]
 //
 // Writes tokenizer/src/test/resources/pipeline/<name>.tokenizer.json and <name>.expected.jsonl.gz
 // for: bpe-roberta, unigram-xlmr, unigram-xlmr-precompiled, wordpiece-trained and (given the
-// tokenizer.json from langchain4j's all-MiniLM-L6-v2 jar) minilm; then (pipeline-extra.mjs) the legacy
+// tokenizer.json from langchain4j's all-MiniLM-L6-v2 jar) minilm, and (given the one in its bge-small-en-v15 or
+// e5-small-v2 jar) bge-e5; then (pipeline-extra.mjs) the legacy
 // files (vocab.json + merges.txt, a sentencepiece .model), a CamemBERT-layout Unigram and the small
 // stage fixtures (stages-*), 300 texts each.
 import tk from 'tokenizers';
@@ -265,6 +266,10 @@ xlmr.model.vocab = xlmr.model.vocab.map(([p, score]) => [p, Math.round(score * 1
 await fixture('unigram-xlmr-precompiled', xlmr, 27004);
 const minilm = ARGS[0] ? JSON.parse(fs.readFileSync(ARGS[0], 'utf8')) : committed('minilm');
 if (minilm) await fixture('minilm', minilm, 27005);
+// bge-small-en-v1.5's and e5-small-v2's tokenizer.json (langchain4j's jars; the two files are byte-identical) differ
+// from all-MiniLM-L6-v2's only in having no truncation or padding section: they get texts of their own.
+const bgeE5 = ARGS[1] ? JSON.parse(fs.readFileSync(ARGS[1], 'utf8')) : committed('bge-e5');
+if (bgeE5) await fixture('bge-e5', bgeE5, 27007);
 
 const extra = await import('./pipeline-extra.mjs');
 extra.legacyFiles({ out, roberta, xlmr });

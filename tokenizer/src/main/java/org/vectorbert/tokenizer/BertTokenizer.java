@@ -223,8 +223,28 @@ public final class BertTokenizer implements Tokenizer {
         if (needsPipeline(options)) {
             return pipeline().encode(first, second, options);
         }
-        Encoding encoding = assemble(pieces(first), second == null ? null : pieces(second), options);
-        return options.padding() == Padding.MAX_LENGTH ? pad(encoding, maxLength(options)) : encoding;
+        TokenBuffer a = pieces(first);
+        TokenBuffer b = second == null ? null : pieces(second);
+        if (cuts(a, b, options)) {
+            return pipeline().encode(first, second, options);
+        }
+        Encoding encoding = assemble(a, b, options);
+        return options.padding() == Padding.MAX_LENGTH ? pad(encoding, padLength(options)) : encoding;
+    }
+
+    /**
+     * Whether truncation cuts this text or pair. A cut encoding carries what was cut as overflow
+     * windows, as the tokenizers library's does; the pipeline builds them (a cut text pays for a second
+     * tokenization, which only texts over the limit do).
+     */
+    private boolean cuts(TokenBuffer first, TokenBuffer second, EncodeOptions options) {
+        int added = options.addSpecialTokens() ? (second == null ? 2 : 3) : 0;
+        return options.truncation() != Truncation.NONE
+                && first.size + (second == null ? 0 : second.size) + added > maxLength(options);
+    }
+
+    private int padLength(EncodeOptions options) {
+        return options.padToLength() > 0 ? options.padToLength() : maxLength(options);
     }
 
     /** Encodes many texts; with {@link Padding#LONGEST} all come out as long as the longest. */
@@ -249,14 +269,16 @@ public final class BertTokenizer implements Tokenizer {
         int longest = 0;
         for (int i = 0; i < firsts.size(); i++) {
             String second = seconds == null ? null : seconds.get(i);
-            Encoding e = assemble(pieces(firsts.get(i)), second == null ? null : pieces(second), options);
+            TokenBuffer a = pieces(firsts.get(i));
+            TokenBuffer b = second == null ? null : pieces(second);
+            Encoding e = cuts(a, b, options) ? pipeline().encode(firsts.get(i), second, options) : assemble(a, b, options);
             longest = Math.max(longest, e.length());
             encodings.add(e);
         }
         int target = switch (options.padding()) {
             case NONE -> -1;
             case LONGEST -> longest;
-            case MAX_LENGTH -> maxLength(options);
+            case MAX_LENGTH -> padLength(options);
         };
         if (target >= 0) {
             encodings.replaceAll(e -> pad(e, target));
