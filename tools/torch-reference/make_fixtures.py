@@ -60,8 +60,10 @@ def read_safetensors(path):
     return tensors
 
 
-def write_safetensors(path, tensors):
+def write_safetensors(path, tensors, metadata=None):
     header, offset, blobs = {}, 0, []
+    if metadata is not None:
+        header['__metadata__'] = metadata
     for name, t in tensors.items():
         b = np.ascontiguousarray(t.detach().numpy().astype('<f4')).tobytes()
         header[name] = {'dtype': 'F32', 'shape': list(t.shape), 'data_offsets': [offset, offset + len(b)]}

@@ -79,7 +79,7 @@ public final class SteadyThroughput {
             case "fill-mask" -> {
                 FillMask fillMask = model != null ? FillMask.load(model) : FillMask.load();
                 loadMs = (System.nanoTime() - start) / 1e6;
-                int longest = Math.min(fillMask.model().config().maxPositionEmbeddings(),
+                int longest = Math.min(fillMask.model().config().maxTokens(),
                         fillMask.tokenizer().modelMaxLength());
                 texts = fitting(masked(Corpus.lines(lines)), fillMask.tokenizer(), longest);
                 one = fillMask::predict;

@@ -5,12 +5,15 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import org.vectorbert.common.VectorbertException;
 import org.vectorbert.engine.BertModel;
+import org.vectorbert.engine.HeadKind;
 import org.vectorbert.loader.BertCheckpoint;
 import org.vectorbert.loader.BertConfig;
 import org.vectorbert.loader.DType;
@@ -55,14 +58,16 @@ final class InspectCommand implements Callable<Integer> {
         BertConfig k = c.config();
         StringBuilder b = new StringBuilder();
         b.append("model:      ").append(c.directory()).append('\n');
-        b.append(String.format("config:     %s, %d layers, hidden %d, %d heads, intermediate %d, vocab %d, %d positions, %s, %s%n",
-                k.modelType(), k.numHiddenLayers(), k.hiddenSize(), k.numAttentionHeads(), k.intermediateSize(),
+        b.append(String.format("config:     %s (%s family), %d layers, hidden %d%s, %d heads, intermediate %d, vocab %d, %d positions, %s, %s%n",
+                k.modelType(), c.family().name(), k.numHiddenLayers(), k.hiddenSize(),
+                k.embeddingSize() == k.hiddenSize() ? "" : " (embeddings " + k.embeddingSize() + ")", k.numAttentionHeads(), k.intermediateSize(),
                 k.vocabSize(), k.maxPositionEmbeddings(), k.hiddenAct(),
                 k.preLayerNorm() ? "pre-LN" + (k.finalLayerNorm() ? " + final LayerNorm" : "") : "post-LN"));
         b.append(String.format("tensors:    %d, %,d parameters, %,d bytes (%s)%n", c.tensors().size(), c.parameterCount(),
                 c.byteCount(), dtypeSummary(c)));
-        BertModel.Heads heads = BertModel.Heads.of(c);
-        b.append(String.format("heads:      pooler %s, masked-LM %s%n", heads.pooler() ? "yes" : "no", heads.mlmHead() ? "yes" : "no"));
+        Set<HeadKind> heads = BertModel.headsIn(c);
+        b.append("heads:      ").append(String.join(", ", Arrays.stream(HeadKind.values())
+                .map(h -> h.shortName() + (heads.contains(h) ? " yes" : " no")).toList())).append('\n');
         for (String problem : problems(c)) {
             b.append("problem:    ").append(problem).append('\n');
         }
@@ -99,13 +104,15 @@ final class InspectCommand implements Callable<Integer> {
     private static String toJson(BertCheckpoint c) {
         ObjectNode o = JsonText.object();
         o.put("model", c.directory().toString());
+        o.put("family", c.family().name());
         o.set("config", c.config().toJson());
         o.put("tensor_count", c.tensors().size());
         o.put("parameters", c.parameterCount());
         o.put("bytes", c.byteCount());
-        BertModel.Heads heads = BertModel.Heads.of(c);
-        o.put("pooler", heads.pooler());
-        o.put("mlm_head", heads.mlmHead());
+        Set<HeadKind> heads = BertModel.headsIn(c);
+        for (HeadKind h : HeadKind.values()) {
+            o.put(h.key(), heads.contains(h));
+        }
         ArrayNode problems = o.putArray("problems");
         problems(c).forEach(problems::add);
         ArrayNode tensors = o.putArray("tensors");

@@ -44,7 +44,7 @@ class CheckpointCommandsTest {
                 .filter(s -> s.toString().equals("[3072,768]")).findFirst().orElseThrow().toString());
 
         var table = run("inspect", "--model", out.toString());
-        assertTrue(table.out().contains("config:     bert, 12 layers, hidden 768, 12 heads"), table.out());
+        assertTrue(table.out().contains("config:     bert (BERT family), 12 layers, hidden 768, 12 heads"), table.out());
         assertTrue(table.out().contains("bert.encoder.layer.0.attention.self.query.weight"), table.out());
 
         // A truncated copy is refused with one line and exit code 2.

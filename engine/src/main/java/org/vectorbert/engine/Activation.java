@@ -11,11 +11,16 @@ enum Activation {
     RELU;
 
     static Activation of(BertConfig config) {
-        return switch (config.hiddenAct()) {
+        return of(config.hiddenAct());
+    }
+
+    /** The activation Hugging Face calls {@code name}. */
+    static Activation of(String name) {
+        return switch (name) {
             case "gelu" -> GELU;
             case "gelu_new", "gelu_pytorch_tanh" -> GELU_TANH;
             case "relu" -> RELU;
-            default -> throw new EngineException("unsupported hidden_act " + config.hiddenAct());
+            default -> throw new EngineException("unsupported activation " + name);
         };
     }
 }

@@ -3,12 +3,17 @@ package org.vectorbert.engine;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.List;
-import java.util.Optional;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.vectorbert.loader.BertCheckpoint;
 import org.vectorbert.loader.BertConfig;
+import org.vectorbert.loader.Labels;
 import org.vectorbert.tokenizer.Tokenizer;
 
 /**
@@ -27,10 +32,11 @@ public final class BertModel {
     private final Precision precision;
     private final BertEmbeddings embeddings;           // bert.embeddings
     private final BertEncoder encoder;                 // bert.encoder
-    private final Optional<BertPooler> pooler;         // bert.pooler
-    private final Optional<BertMlmHead> mlmHead;       // cls.predictions
-    /** Why fill-mask cannot run, when there is no MLM head. */
-    private final String noMlmHead;
+    private final Map<HeadKind, Head> heads;           // those the checkpoint has
+    /** Why each missing head is missing, for a message. */
+    private final Map<HeadKind, String> missingHeads;
+    /** config.json's labels of the classifier's outputs, or null when the model has no classifier. */
+    private final Labels labels;
     /** One pass's buffers kept for the next (a second concurrent pass makes its own). */
     private final AtomicReference<Workspace> spare = new AtomicReference<>();
     /** Whether the kernels reached C2's speed after warm-up; says so once if not. */
@@ -48,13 +54,17 @@ public final class BertModel {
         }
         Scope root = Scope.root(checkpoint, precision, packed);
         Scope bert = root.child("bert");
-        embeddings = BertEmbeddings.load(bert.child("embeddings"), config);
+        embeddings = BertEmbeddings.load(bert.child("embeddings"), bert.child("embeddings_project"), config);
         encoder = BertEncoder.load(bert.child("encoder"), config);
-        pooler = BertPooler.load(bert.child("pooler"), config);
-        Scope cls = root.child("cls.predictions");
-        mlmHead = BertMlmHead.load(cls, config, embeddings);
-        noMlmHead = mlmHead.isPresent() ? null : directory + " has no masked-language-model head (missing "
-                + String.join(", ", BertMlmHead.missing(cls)) + "): it can give embeddings but not fill-mask";
+        heads = new EnumMap<>(HeadKind.class);
+        missingHeads = new EnumMap<>(HeadKind.class);
+        for (HeadKind kind : HeadKind.values()) {
+            kind.find(root, config, embeddings).ifPresentOrElse(h -> heads.put(kind, h),
+                    () -> missingHeads.put(kind, directory + " has no " + kind.title() + " head (missing "
+                            + String.join(", ", kind.missing(root)) + ")"));
+        }
+        labels = heads.containsKey(HeadKind.SEQUENCE_CLASSIFIER) || heads.containsKey(HeadKind.TOKEN_CLASSIFIER)
+                ? checkpoint.labels() : null;
     }
 
     /** Opens a Hugging Face model directory in float32. */
@@ -75,17 +85,16 @@ public final class BertModel {
         }
     }
 
-    /**
-     * Which optional heads an opened checkpoint has, decided as loading decides it, without loading.
-     *
-     * @param pooler  {@code bert.pooler}
-     * @param mlmHead {@code cls.predictions} (fill-mask)
-     */
-    public record Heads(boolean pooler, boolean mlmHead) {
-        public static Heads of(BertCheckpoint checkpoint) {
-            Scope root = Scope.root(checkpoint, Precision.F32);
-            return new Heads(BertPooler.isIn(root.child("bert.pooler")), BertMlmHead.isIn(root.child("cls.predictions")));
+    /** The heads an opened checkpoint has, decided as loading decides it, without loading. */
+    public static Set<HeadKind> headsIn(BertCheckpoint checkpoint) {
+        Scope root = Scope.root(checkpoint, Precision.F32);
+        Set<HeadKind> found = EnumSet.noneOf(HeadKind.class);
+        for (HeadKind kind : HeadKind.values()) {
+            if (kind.isIn(root)) {
+                found.add(kind);
+            }
         }
+        return found;
     }
 
     /** How the weight matrices are held. */
@@ -95,8 +104,7 @@ public final class BertModel {
 
     /** Bytes of weights the model holds in memory (a tied decoder counted once). */
     public long weightBytes() {
-        return embeddings.bytes() + encoder.bytes() + pooler.map(BertPooler::bytes).orElse(0L)
-                + mlmHead.map(BertMlmHead::bytes).orElse(0L);
+        return embeddings.bytes() + encoder.bytes() + heads.values().stream().mapToLong(Head::bytes).sum();
     }
 
     /** The validated configuration the weights were checked against. */
@@ -111,12 +119,22 @@ public final class BertModel {
 
     /** Whether the checkpoint has the pooler ({@code bert.pooler.dense}). */
     public boolean hasPooler() {
-        return pooler.isPresent();
+        return heads.containsKey(HeadKind.POOLER);
     }
 
-    /** Whether the checkpoint has a complete masked-language-model head ({@code cls.predictions}). */
+    /** Whether the checkpoint has a complete masked-language-model head ({@code cls.predictions} or the family's). */
     public boolean hasMlmHead() {
-        return mlmHead.isPresent();
+        return heads.containsKey(HeadKind.MASKED_LM);
+    }
+
+    /** config.json's labels of the classifier's outputs ({@code id2label}, {@code problem_type}); null without a classifier. */
+    public Labels labels() {
+        return labels;
+    }
+
+    /** The heads the checkpoint has. */
+    public Set<HeadKind> heads() {
+        return Collections.unmodifiableSet(heads.keySet());
     }
 
     /**
@@ -133,26 +151,48 @@ public final class BertModel {
 
     /** Throws, naming what is missing, when the model has no masked-language-model head. */
     void requireMlmHead() {
-        if (noMlmHead != null) {
-            throw new EngineException(noMlmHead);
+        requireHead(HeadKind.MASKED_LM, ": it can give embeddings but not fill-mask");
+    }
+
+    /** Throws, naming what is missing and then {@code consequence}, when the model lacks {@code kind}. */
+    void requireHead(HeadKind kind, String consequence) {
+        if (!heads.containsKey(kind)) {
+            throw new EngineException(missingHeads.get(kind) + consequence);
         }
     }
 
-    /** What a forward pass should return beyond the last hidden state. */
-    public record Request(boolean allHiddenStates, boolean attentions, boolean queriesAndKeys, boolean pooled, int[] mlmRows) {
+    /** The head {@code kind}'s numbers per row, or 0 when the model has none. */
+    int headWidth(HeadKind kind) {
+        Head h = heads.get(kind);
+        return h == null ? 0 : h.width();
+    }
+
+    /**
+     * What a forward pass should return beyond the last hidden state.
+     *
+     * @param heads the heads to run, each at the rows of the batch given (row = sequence · length + position);
+     *              null rows mean the first token of each sequence
+     */
+    public record Request(boolean allHiddenStates, boolean attentions, boolean queriesAndKeys, Map<HeadKind, int[]> heads) {
+        public Request {
+            Map<HeadKind, int[]> copy = new EnumMap<>(HeadKind.class);
+            copy.putAll(heads);
+            heads = Collections.unmodifiableMap(copy);
+        }
+
         /** The last hidden state only: the cheapest request. */
         public static Request lastHiddenState() {
-            return new Request(false, false, false, false, new int[0]);
+            return new Request(false, false, false, Map.of());
         }
 
         /** Also every layer's output, embeddings first, as transformers' {@code hidden_states}. */
         public Request withAllHiddenStates() {
-            return new Request(true, attentions, queriesAndKeys, pooled, mlmRows);
+            return new Request(true, attentions, queriesAndKeys, heads);
         }
 
         /** Also each layer's attention probabilities. */
         public Request withAttentions() {
-            return new Request(allHiddenStates, true, queriesAndKeys, pooled, mlmRows);
+            return new Request(allHiddenStates, true, queriesAndKeys, heads);
         }
 
         /**
@@ -160,17 +200,25 @@ public final class BertModel {
          * scores: what bertviz's neuron view shows.
          */
         public Request withQueriesAndKeys() {
-            return new Request(allHiddenStates, attentions, true, pooled, mlmRows);
+            return new Request(allHiddenStates, attentions, true, heads);
+        }
+
+        /** Also the head {@code kind} at these rows of the batch (row = sequence · length + position); null for each sequence's first token. */
+        public Request withHead(HeadKind kind, int[] rows) {
+            Map<HeadKind, int[]> more = new EnumMap<>(HeadKind.class);
+            more.putAll(heads);
+            more.put(kind, rows == null ? null : rows.clone());
+            return new Request(allHiddenStates, attentions, queriesAndKeys, more);
         }
 
         /** Also the pooler output, tanh(W·h[CLS] + b), per sequence. */
         public Request withPooled() {
-            return new Request(allHiddenStates, attentions, queriesAndKeys, true, mlmRows);
+            return withHead(HeadKind.POOLER, null);
         }
 
         /** MLM logits at these rows of the batch (row = sequence · length + position). */
         public Request withMlmLogitsAt(int... rows) {
-            return new Request(allHiddenStates, attentions, queriesAndKeys, pooled, rows.clone());
+            return withHead(HeadKind.MASKED_LM, rows);
         }
     }
 
@@ -182,16 +230,25 @@ public final class BertModel {
      * @param attentions      per layer, probabilities [size, heads, length, length]; empty unless asked
      * @param queries         per layer, [size, length, hidden] with head h in columns h·d .. h·d + d - 1; empty unless asked
      * @param keys            per layer, laid out as queries; empty unless asked
-     * @param pooled          [size, hidden], or null unless asked
-     * @param mlmLogits       [rows asked, vocab], or null unless asked
+     * @param heads           each head asked for: [rows asked, the head's width]
      */
     public record Output(Batch batch, float[] lastHiddenState, List<float[]> hiddenStates, List<float[]> attentions,
-                         List<float[]> queries, List<float[]> keys, float[] pooled, float[] mlmLogits) {}
+                         List<float[]> queries, List<float[]> keys, Map<HeadKind, float[]> heads) {
+        /** The pooler output, [size, hidden], or null unless asked. */
+        public float[] pooled() {
+            return heads.get(HeadKind.POOLER);
+        }
+
+        /** MLM logits, [rows asked, vocab], or null unless asked. */
+        public float[] mlmLogits() {
+            return heads.get(HeadKind.MASKED_LM);
+        }
+    }
 
     /** Runs the encoder, and the heads asked for, over a batch. */
     public Output forward(Batch batch, Request request) {
         return forward(batch, request, out -> new Output(batch, Arrays.copyOf(out.lastHiddenState(), batch.rows() * config.hiddenSize()),
-                out.hiddenStates(), out.attentions(), out.queries(), out.keys(), out.pooled(), out.mlmLogits()));
+                out.hiddenStates(), out.attentions(), out.queries(), out.keys(), out.heads()));
     }
 
     /**
@@ -212,7 +269,7 @@ public final class BertModel {
         }
         try {
             float[] x = ws.x;
-            embeddings.forward(batch, x);
+            embeddings.forward(batch, x, ws.t);
             ws.maskPadding(batch);
             List<float[]> hiddenStates = new ArrayList<>();
             List<float[]> attentions = new ArrayList<>();
@@ -222,10 +279,10 @@ public final class BertModel {
                 hiddenStates.add(Arrays.copyOf(x, batch.rows() * config.hiddenSize()));
             }
             encoder.forward(x, batch, ws, request, new BertEncoder.Kept(hiddenStates, attentions, queries, keys));
-            float[] pooled = request.pooled() ? pooler.orElseThrow().forward(x, batch) : null;
-            float[] logits = request.mlmRows().length > 0 ? mlmHead.orElseThrow().forward(x, request.mlmRows()) : null;
+            Map<HeadKind, float[]> headOutputs = new EnumMap<>(HeadKind.class);
+            request.heads().forEach((kind, rows) -> headOutputs.put(kind, heads.get(kind).forward(x, rows == null ? firstRows(batch) : rows)));
             T result = reader.apply(new Output(batch, x, List.copyOf(hiddenStates), List.copyOf(attentions), List.copyOf(queries),
-                    List.copyOf(keys), pooled, logits));
+                    List.copyOf(keys), Collections.unmodifiableMap(headOutputs)));
             slowPathCheck.passDone(firstLayer(), config.headSize(), batch.rows(), batch.length());
             return result;
         } finally {
@@ -237,16 +294,24 @@ public final class BertModel {
         }
     }
 
+    /** The first token's row of each sequence of {@code batch}. */
+    static int[] firstRows(Batch batch) {
+        int[] rows = new int[batch.size()];
+        for (int b = 0; b < rows.length; b++) {
+            rows[b] = b * batch.length();
+        }
+        return rows;
+    }
+
     /** The first encoder layer: the weights {@link SlowPathCheck} times the kernels with. */
     BertLayer firstLayer() {
         return encoder.layers().getFirst();
     }
 
     private void check(Batch batch, Request request) {
-        if (batch.length() > config.maxPositionEmbeddings()) {
+        if (batch.length() > config.maxTokens()) {
             throw new EngineException("a sequence of " + batch.length() + " tokens is longer than the model's maximum of "
-                    + config.maxPositionEmbeddings() + " positions; truncate it to " + config.maxPositionEmbeddings()
-                    + " tokens");
+                    + config.maxTokens() + " positions; truncate it to " + config.maxTokens() + " tokens");
         }
         for (int i = 0; i < batch.ids().length; i++) {
             int id = batch.ids()[i];
@@ -254,20 +319,17 @@ public final class BertModel {
                 throw new EngineException("token id " + id + " is outside the model's vocabulary (0.." + (config.vocabSize() - 1) + ")");
             }
             int type = batch.typeIds()[i];
-            if (type < 0 || type >= config.typeVocabSize()) {
+            if (config.hasTokenTypes() && (type < 0 || type >= config.typeVocabSize())) {
                 throw new EngineException("token type id " + type + " is outside 0.." + (config.typeVocabSize() - 1));
             }
         }
-        if (request.pooled() && pooler.isEmpty()) {
-            throw new EngineException(directory + " has no pooler (bert.pooler.dense.*): use cls or mean pooling");
-        }
-        if (request.mlmRows().length > 0) {
-            requireMlmHead();
-            for (int row : request.mlmRows()) {
+        request.heads().forEach((kind, rows) -> {
+            requireHead(kind, kind == HeadKind.POOLER ? ": use cls or mean pooling" : "");
+            for (int row : rows == null ? new int[0] : rows) {
                 if (row < 0 || row >= batch.rows()) {
-                    throw new EngineException("MLM row " + row + " is outside the batch");
+                    throw new EngineException(kind.title() + " row " + row + " is outside the batch");
                 }
             }
-        }
+        });
     }
 }

@@ -1,6 +1,5 @@
 package org.vectorbert.engine;
 
-import java.util.Optional;
 import org.vectorbert.loader.BertConfig;
 
 /**
@@ -8,34 +7,29 @@ import org.vectorbert.loader.BertConfig;
  *
  * @param dense dense [hidden -> hidden]
  */
-record BertPooler(PackedMatrix dense) {
-    /** The pooler at {@code scope}, or empty when the checkpoint has none. */
-    static Optional<BertPooler> load(Scope scope, BertConfig c) {
-        if (!isIn(scope)) {
-            return Optional.empty();
-        }
-        return Optional.of(new BertPooler(scope.child("dense").linear(c.hiddenSize(), c.hiddenSize())));
+record BertPooler(PackedMatrix dense) implements Head {
+    /** The pooler at {@code scope}. */
+    static BertPooler load(Scope scope, BertConfig c) {
+        return new BertPooler(scope.child("dense").linear(c.hiddenSize(), c.hiddenSize()));
     }
 
-    /** Whether the checkpoint has a pooler at {@code scope}: the one rule {@link #load} and {@code inspect} share. */
-    static boolean isIn(Scope scope) {
-        return scope.has("dense.weight") || scope.has("dense.bias");
+    @Override
+    public int width() {
+        return dense.out;
     }
 
-    /** tanh(W·x[first token of each sequence] + b): [size, hidden]. */
-    float[] forward(float[] x, Batch batch) {
-        int hidden = dense.in;
-        float[] first = new float[batch.size() * hidden];
-        for (int b = 0; b < batch.size(); b++) {
-            System.arraycopy(x, b * batch.length() * hidden, first, b * hidden, hidden);
-        }
-        float[] pooled = new float[batch.size() * hidden];
-        dense.apply(first, batch.size(), pooled);
+    /** tanh(W·x[row] + b) for each row asked (the first token of each sequence): [rows, hidden]. */
+    @Override
+    public float[] forward(float[] x, int[] rows) {
+        float[] first = Head.gather(x, rows, dense.in);
+        float[] pooled = new float[rows.length * dense.out];
+        dense.apply(first, rows.length, pooled);
         RowKernels.tanh(pooled, 0, pooled.length);
         return pooled;
     }
 
-    long bytes() {
+    @Override
+    public long bytes() {
         return dense.bytes();
     }
 }

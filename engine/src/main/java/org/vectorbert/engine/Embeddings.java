@@ -47,7 +47,7 @@ public final class Embeddings {
         this.tokenizer = tokenizer;
         this.declared = declared;
         this.options = resolve(asked, declared, model.precision());
-        int max = Math.min(model.config().maxPositionEmbeddings(), tokenizer.modelMaxLength());
+        int max = Math.min(model.config().maxTokens(), tokenizer.modelMaxLength());
         this.maxTokens = declared.map(SentenceTransformersConfig::maxSeqLength).filter(n -> n > 0).map(n -> Math.min(n, max)).orElse(max);
         this.lowercase = declared.map(SentenceTransformersConfig::doLowerCase).orElse(false);
         boolean prompted = !options.prompt().isEmpty() && !declared.map(SentenceTransformersConfig::includePrompt).orElse(true);

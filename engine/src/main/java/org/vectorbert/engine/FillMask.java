@@ -118,7 +118,7 @@ public final class FillMask {
                 throw new EngineException("no " + tokenizer.idToToken(maskId) + " token in the text \""
                         + Excerpt.of(texts.get(i)) + "\"");
             }
-            int max = Math.min(model.config().maxPositionEmbeddings(), tokenizer.modelMaxLength());
+            int max = Math.min(model.config().maxTokens(), tokenizer.modelMaxLength());
             if (encodings.get(i).length() > max) {
                 throw new TextTooLongException(texts.get(i), encodings.get(i).length(), max, false);
             }

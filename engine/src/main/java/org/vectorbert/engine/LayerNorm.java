@@ -12,8 +12,12 @@ import org.vectorbert.loader.BertConfig;
 record LayerNorm(float[] weight, float[] bias, float eps) {
     /** The LayerNorm at {@code scope} ({@code weight} and {@code bias}, or the legacy {@code gamma} and {@code beta}). */
     static LayerNorm load(Scope scope, BertConfig config) {
-        int h = config.hiddenSize();
-        return new LayerNorm(scope.vector("weight", h), scope.vector("bias", h), (float) config.layerNormEps());
+        return load(scope, config.hiddenSize(), config);
+    }
+
+    /** The same over rows of {@code width} (ELECTRA's embeddings are narrower than its hidden state). */
+    static LayerNorm load(Scope scope, int width, BertConfig config) {
+        return new LayerNorm(scope.vector("weight", width), scope.vector("bias", width), (float) config.layerNormEps());
     }
 
     /** Normalises {@code rows} rows of x into out (in place when out == x). */

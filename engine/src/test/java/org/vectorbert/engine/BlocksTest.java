@@ -26,8 +26,7 @@ class BlocksTest {
                 "embeddings.LayerNorm.gamma", new long[] {4},
                 "encoder.layer.0.output.LayerNorm.beta", new long[] {4}), "");
         try (BertCheckpoint c = BertCheckpoint.open(model)) {
-            assertFalse(BertModel.Heads.of(c).pooler());
-            assertFalse(BertModel.Heads.of(c).mlmHead());
+            assertEquals(java.util.Set.of(), BertModel.headsIn(c));
         }
         String encoder = assertThrows(VectorbertException.class, () -> BertModel.load(model)).getMessage();
         assertTrue(encoder.startsWith(model + ": missing weight bert.embeddings.position_embeddings.weight"), encoder);
@@ -50,7 +49,7 @@ class BlocksTest {
         assertTrue(model.hasPooler());
         assertTrue(model.hasMlmHead());
         try (BertCheckpoint c = BertCheckpoint.open(RealModel.directory())) {
-            assertEquals(new BertModel.Heads(true, true), BertModel.Heads.of(c));
+            assertEquals(java.util.Set.of(HeadKind.MASKED_LM, HeadKind.POOLER), BertModel.headsIn(c));
         }
         // The tied decoder shares the word embeddings' panels: the model holds the checkpoint's bytes, not 94 MB more.
         long fileBytes;

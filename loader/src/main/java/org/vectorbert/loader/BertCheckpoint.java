@@ -17,22 +17,26 @@ import java.util.regex.Pattern;
 import org.vectorbert.common.Json;
 
 /**
- * A Hugging Face BERT model directory opened for inference: its validated {@link BertConfig}
- * and its weights, memory-mapped from {@code model.safetensors} or from the shards listed in
+ * A Hugging Face model directory of a BERT-family encoder opened for inference: its {@link Family}
+ * (by config.json's model_type), its validated {@link BertConfig} and its weights, memory-mapped from {@code model.safetensors} or from the shards listed in
  * {@code model.safetensors.index.json}. Weights are found by their Hugging Face names whatever
- * spelling the checkpoint uses (see {@link WeightNames#spellings}), each checked against the shape
+ * spelling the checkpoint uses (see {@link Family#spellings}), each checked against the shape
  * its reader expects. Tensors are views into the mapped files, valid until the checkpoint is closed.
  */
 public final class BertCheckpoint implements AutoCloseable {
-    private static final Pattern LAYER = Pattern.compile("(?:bert\\.)?encoder\\.layer\\.(\\d{1,6})\\.");
     private final Path directory;
+    private final Family family;
     private final BertConfig config;
+    private final JsonNode configJson;
     private final List<SafetensorsFile> files;
     private final Map<String, Tensor> tensors;
 
-    private BertCheckpoint(Path directory, BertConfig config, List<SafetensorsFile> files, Map<String, Tensor> tensors) {
+    private BertCheckpoint(Path directory, Family family, BertConfig config, JsonNode configJson, List<SafetensorsFile> files,
+                           Map<String, Tensor> tensors) {
         this.directory = directory;
+        this.family = family;
         this.config = config;
+        this.configJson = configJson;
         this.files = files;
         this.tensors = tensors;
     }
@@ -46,7 +50,9 @@ public final class BertCheckpoint implements AutoCloseable {
         if (!Files.exists(configFile)) {
             throw new LoaderException("no config.json in " + directory);
         }
-        BertConfig config = BertConfig.load(configFile);
+        JsonNode configJson = Json.read(configFile, LoaderException::new);
+        Family family = Family.of(configJson, "config.json");
+        BertConfig config = family.config(configJson, "config.json");
         List<Path> paths = weightFiles(directory);
         List<SafetensorsFile> files = new ArrayList<>();
         Map<String, Tensor> tensors = new LinkedHashMap<>();
@@ -64,7 +70,7 @@ public final class BertCheckpoint implements AutoCloseable {
             files.forEach(SafetensorsFile::close);
             throw e;
         }
-        return new BertCheckpoint(directory, config, List.copyOf(files), Collections.unmodifiableMap(tensors));
+        return new BertCheckpoint(directory, family, config, configJson, List.copyOf(files), Collections.unmodifiableMap(tensors));
     }
 
     /** model.safetensors, or the shards model.safetensors.index.json names. */
@@ -125,6 +131,16 @@ public final class BertCheckpoint implements AutoCloseable {
         return config;
     }
 
+    /** config.json's labels of a task head's outputs, read when asked: a model without such a head never needs them. */
+    public Labels labels() {
+        return Labels.parse(configJson, "config.json");
+    }
+
+    /** The model family config.json's model_type names: where its weights are kept. */
+    public Family family() {
+        return family;
+    }
+
     /** The safetensors files the weights are read from (what a packed copy of them is checked against). */
     public List<Path> weightFiles() {
         return files.stream().map(SafetensorsFile::path).toList();
@@ -137,7 +153,7 @@ public final class BertCheckpoint implements AutoCloseable {
 
     /** The weight Hugging Face names {@code canonical}, under any spelling of it; the MLM decoder falls back to the tied word embeddings. */
     public Optional<Tensor> find(String canonical) {
-        for (String name : WeightNames.spellings(canonical)) {
+        for (String name : family.spellings(canonical)) {
             Tensor t = tensors.get(name);
             if (t != null) {
                 return Optional.of(t);
@@ -155,7 +171,7 @@ public final class BertCheckpoint implements AutoCloseable {
      */
     public Tensor require(String canonical, long... shape) {
         Tensor t = find(canonical).orElseThrow(() -> new LoaderException(
-                directory + ": missing weight " + canonical + " (also looked for " + WeightNames.spellings(canonical) + ")"));
+                directory + ": missing weight " + canonical + missingDetail(canonical)));
         if (!Arrays.equals(t.shape(), shape)) {
             throw new LoaderException(directory + ": weight " + t.name() + " has shape " + t.shapeString()
                     + ", expected " + Arrays.toString(shape) + " for this config");
@@ -164,6 +180,12 @@ public final class BertCheckpoint implements AutoCloseable {
             throw new LoaderException(directory + ": weight " + t.name() + " is " + t.dtype() + "; expected F32, F16 or BF16");
         }
         return t;
+    }
+
+    /** Where a missing weight was looked for, in this family's names. */
+    private String missingDetail(String canonical) {
+        List<String> names = family.spellings(canonical);
+        return names.equals(List.of(canonical)) ? "" : " (looked for " + String.join(", ", names) + ")";
     }
 
     /**
@@ -177,8 +199,9 @@ public final class BertCheckpoint implements AutoCloseable {
             if (t.shape().length == 2 && t.shape()[0] != config.vocabSize()) {
                 found.add("config.json says vocab_size " + config.vocabSize() + " but " + t.name() + " has " + t.shape()[0] + " rows");
             }
-            if (t.shape().length == 2 && t.shape()[1] != config.hiddenSize()) {
-                found.add("config.json says hidden_size " + config.hiddenSize() + " but " + t.name() + " is " + t.shape()[1] + " wide");
+            if (t.shape().length == 2 && t.shape()[1] != config.embeddingSize()) {
+                String key = config.embeddingSize() == config.hiddenSize() ? "hidden_size " : "embedding_size ";
+                found.add("config.json says " + key + config.embeddingSize() + " but " + t.name() + " is " + t.shape()[1] + " wide");
             }
         });
         find("bert.embeddings.position_embeddings.weight").ifPresent(t -> {
@@ -194,11 +217,12 @@ public final class BertCheckpoint implements AutoCloseable {
         return found;
     }
 
-    /** How many encoder layers the checkpoint holds: one more than the highest N of any {@code encoder.layer.N.*} tensor. */
+    /** How many encoder layers the checkpoint holds: one more than the highest N of any {@code encoder.layer.N.*} tensor (in the family's names). */
     public int layerCount() {
+        Pattern layer = family.layerPattern();
         int n = 0;
         for (String name : tensors.keySet()) {
-            Matcher m = LAYER.matcher(name);
+            Matcher m = layer.matcher(name);
             if (m.lookingAt()) {
                 n = Math.max(n, Integer.parseInt(m.group(1)) + 1);
             }

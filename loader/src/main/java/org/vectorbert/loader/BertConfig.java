@@ -9,8 +9,11 @@ import java.util.Locale;
 import org.vectorbert.common.Json;
 
 /**
- * What BERT inference needs from a {@code config.json}, with Hugging Face's defaults for missing
- * fields; unknown fields are ignored.
+ * What inference with a BERT-family encoder needs from a {@code config.json}, with Hugging Face's
+ * defaults for missing fields; unknown fields are ignored. BERT's keys are read here; a {@link Family}
+ * reads its own model type's keys into the same record, and sets the three switches the encoder
+ * needs for it: the width of the embeddings ({@code embedding_size}, ELECTRA's), position ids that
+ * skip padding (RoBERTa's) and the MLM head's activation.
  *
  * <p>Two fields are vectorbert's own, for encoders that normalise before each sub-layer:
  * {@code "pre_layer_norm": true} puts each layer's {@code attention.output.LayerNorm} before
@@ -33,7 +36,10 @@ public record BertConfig(
         String modelType,
         List<String> architectures,
         boolean preLayerNorm,
-        boolean finalLayerNorm) {
+        boolean finalLayerNorm,
+        int embeddingSize,
+        boolean positionsSkipPadding,
+        String mlmActivation) {
 
     /** Activations the engine implements, by their Hugging Face names. */
     public static final List<String> ACTIVATIONS = List.of("gelu", "gelu_new", "gelu_pytorch_tanh", "relu");
@@ -41,6 +47,45 @@ public record BertConfig(
 
     public BertConfig {
         architectures = architectures == null ? List.of() : List.copyOf(architectures);
+    }
+
+    /**
+     * BERT's configuration: embeddings as wide as the hidden state, positions 0, 1, 2, ..., and the
+     * MLM head's activation {@code hidden_act}.
+     */
+    public BertConfig(int vocabSize, int hiddenSize, int numHiddenLayers, int numAttentionHeads, int intermediateSize,
+                      String hiddenAct, double layerNormEps, int maxPositionEmbeddings, int typeVocabSize, int padTokenId,
+                      String positionEmbeddingType, String modelType, List<String> architectures, boolean preLayerNorm,
+                      boolean finalLayerNorm) {
+        this(vocabSize, hiddenSize, numHiddenLayers, numAttentionHeads, intermediateSize, hiddenAct, layerNormEps,
+                maxPositionEmbeddings, typeVocabSize, padTokenId, positionEmbeddingType, modelType, architectures, preLayerNorm,
+                finalLayerNorm, hiddenSize, false, hiddenAct);
+    }
+
+    /** The same with a family's switches: see the record's parameters. */
+    public BertConfig withFamilySwitches(int embeddingSize, boolean positionsSkipPadding, String mlmActivation) {
+        return new BertConfig(vocabSize, hiddenSize, numHiddenLayers, numAttentionHeads, intermediateSize, hiddenAct,
+                layerNormEps, maxPositionEmbeddings, typeVocabSize, padTokenId, positionEmbeddingType, modelType, architectures,
+                preLayerNorm, finalLayerNorm, embeddingSize, positionsSkipPadding, mlmActivation);
+    }
+
+    /** Whether the model has token type (segment) embeddings; DistilBERT has none. */
+    public boolean hasTokenTypes() {
+        return typeVocabSize > 0;
+    }
+
+    /**
+     * The position id of the first token: 0, or with positions that skip padding (RoBERTa's
+     * {@code create_position_ids_from_input_ids}) {@code pad_token_id + 1}, padding itself taking
+     * {@code pad_token_id}.
+     */
+    public int firstPosition() {
+        return positionsSkipPadding ? padTokenId + 1 : 0;
+    }
+
+    /** The longest sequence the position embeddings cover, special tokens included (512 for RoBERTa's 514 rows). */
+    public int maxTokens() {
+        return maxPositionEmbeddings - firstPosition();
     }
 
     /** bert-base-uncased's configuration (its SavedModel carries none). */
@@ -52,43 +97,59 @@ public record BertConfig(
     public BertConfig withArchitectures(List<String> names) {
         return new BertConfig(vocabSize, hiddenSize, numHiddenLayers, numAttentionHeads, intermediateSize, hiddenAct,
                 layerNormEps, maxPositionEmbeddings, typeVocabSize, padTokenId, positionEmbeddingType, modelType, names,
-                preLayerNorm, finalLayerNorm);
+                preLayerNorm, finalLayerNorm, embeddingSize, positionsSkipPadding, mlmActivation);
     }
 
     public int headSize() {
         return hiddenSize / numAttentionHeads;
     }
 
-    /** Reads and validates a config.json (or Google's bert_config.json, which uses the same names). */
+    /**
+     * Reads and validates a config.json (or Google's bert_config.json, which uses the same names) as
+     * its {@code model_type}'s family reads it.
+     */
     public static BertConfig load(Path file) {
-        return parse(Json.read(file, LoaderException::new), file.getFileName().toString());
+        JsonNode node = Json.read(file, LoaderException::new);
+        String source = file.getFileName().toString();
+        return Family.of(node, source).config(node, source);
     }
 
-    /** Parses and validates; {@code source} names the file in messages. */
+    /** Parses BERT's keys and validates; {@code source} names the file in messages. */
     public static BertConfig parse(JsonNode node, String source) {
+        BertConfig config = parse(node, source, bertBaseUncased().withArchitectures(List.of()));
+        config.validate(source);
+        return config;
+    }
+
+    /**
+     * Parses BERT's keys, each missing one taken from {@code defaults} (a family's own defaults:
+     * RoBERTa's pad_token_id is 1), without validating: the family sets its switches first.
+     */
+    static BertConfig parse(JsonNode node, String source, BertConfig defaults) {
         if (!node.isObject()) {
             throw new LoaderException(source + ": expected a JSON object");
         }
         List<String> architectures = new ArrayList<>();
         node.path("architectures").forEach(a -> architectures.add(a.asText()));
-        BertConfig config = new BertConfig(
-                integer(node, "vocab_size", 30522, source),
-                integer(node, "hidden_size", 768, source),
-                integer(node, "num_hidden_layers", 12, source),
-                integer(node, "num_attention_heads", 12, source),
-                integer(node, "intermediate_size", 3072, source),
-                text(node, "hidden_act", "gelu", source),
-                number(node, "layer_norm_eps", 1e-12, source),
-                integer(node, "max_position_embeddings", 512, source),
-                integer(node, "type_vocab_size", 2, source),
-                node.path("pad_token_id").isNull() ? 0 : integer(node, "pad_token_id", 0, source),
-                text(node, "position_embedding_type", "absolute", source),
-                text(node, "model_type", "bert", source),
+        int hidden = integer(node, "hidden_size", defaults.hiddenSize, source);
+        String act = text(node, "hidden_act", defaults.hiddenAct, source);
+        return new BertConfig(
+                integer(node, "vocab_size", defaults.vocabSize, source),
+                hidden,
+                integer(node, "num_hidden_layers", defaults.numHiddenLayers, source),
+                integer(node, "num_attention_heads", defaults.numAttentionHeads, source),
+                integer(node, "intermediate_size", defaults.intermediateSize, source),
+                act,
+                number(node, "layer_norm_eps", defaults.layerNormEps, source),
+                integer(node, "max_position_embeddings", defaults.maxPositionEmbeddings, source),
+                integer(node, "type_vocab_size", defaults.typeVocabSize, source),
+                node.path("pad_token_id").isNull() ? defaults.padTokenId : integer(node, "pad_token_id", defaults.padTokenId, source),
+                text(node, "position_embedding_type", defaults.positionEmbeddingType, source),
+                text(node, "model_type", defaults.modelType, source),
                 architectures,
                 bool(node, "pre_layer_norm", false, source),
-                bool(node, "final_layer_norm", false, source));
-        config.validate(source);
-        return config;
+                bool(node, "final_layer_norm", false, source),
+                hidden, false, act);
     }
 
     /** Throws a {@link LoaderException} naming the first field that BERT inference cannot work with. */
@@ -99,7 +160,10 @@ public record BertConfig(
         positive(source, "num_attention_heads", numAttentionHeads);
         positive(source, "intermediate_size", intermediateSize);
         positive(source, "max_position_embeddings", maxPositionEmbeddings);
-        positive(source, "type_vocab_size", typeVocabSize);
+        positive(source, "embedding_size", embeddingSize);
+        if (typeVocabSize < 0 || typeVocabSize == 0 && modelType.equals("bert")) {
+            throw new LoaderException(source + ": type_vocab_size must be positive, was " + typeVocabSize);
+        }
         if (hiddenSize % numAttentionHeads != 0) {
             throw new LoaderException(source + ": hidden_size (" + hiddenSize + ") must be divisible by num_attention_heads ("
                     + numAttentionHeads + ")");
@@ -110,6 +174,14 @@ public record BertConfig(
         if (!ACTIVATIONS.contains(hiddenAct)) {
             throw new LoaderException(source + ": hidden_act '" + hiddenAct + "' is not supported (supported: "
                     + String.join(", ", ACTIVATIONS) + ")");
+        }
+        if (!ACTIVATIONS.contains(mlmActivation)) {
+            throw new LoaderException(source + ": the MLM head's activation '" + mlmActivation + "' is not supported (supported: "
+                    + String.join(", ", ACTIVATIONS) + ")");
+        }
+        if (maxTokens() <= 0) {
+            throw new LoaderException(source + ": max_position_embeddings (" + maxPositionEmbeddings
+                    + ") leaves no position after pad_token_id (" + padTokenId + "), where this model's positions start");
         }
         if (!positionEmbeddingType.equals("absolute")) {
             throw new LoaderException(source + ": position_embedding_type '" + positionEmbeddingType
@@ -143,6 +215,9 @@ public record BertConfig(
         o.put("layer_norm_eps", layerNormEps);
         o.put("pad_token_id", padTokenId);
         o.put("position_embedding_type", positionEmbeddingType);
+        if (embeddingSize != hiddenSize) {
+            o.put("embedding_size", embeddingSize);
+        }
         if (preLayerNorm) {
             o.put("pre_layer_norm", true);
             o.put("final_layer_norm", finalLayerNorm);
@@ -156,7 +231,7 @@ public record BertConfig(
         }
     }
 
-    private static int integer(JsonNode node, String field, int fallback, String source) {
+    static int integer(JsonNode node, String field, int fallback, String source) {
         JsonNode v = node.get(field);
         if (v == null) {
             return fallback;
@@ -167,7 +242,7 @@ public record BertConfig(
         return v.intValue();
     }
 
-    private static double number(JsonNode node, String field, double fallback, String source) {
+    static double number(JsonNode node, String field, double fallback, String source) {
         JsonNode v = node.get(field);
         if (v == null) {
             return fallback;
@@ -178,7 +253,7 @@ public record BertConfig(
         return v.doubleValue();
     }
 
-    private static String text(JsonNode node, String field, String fallback, String source) {
+    static String text(JsonNode node, String field, String fallback, String source) {
         JsonNode v = node.get(field);
         if (v == null || v.isNull()) {
             return fallback;
@@ -189,7 +264,7 @@ public record BertConfig(
         return v.asText().toLowerCase(Locale.ROOT);
     }
 
-    private static boolean bool(JsonNode node, String field, boolean fallback, String source) {
+    static boolean bool(JsonNode node, String field, boolean fallback, String source) {
         JsonNode v = node.get(field);
         if (v == null) {
             return fallback;

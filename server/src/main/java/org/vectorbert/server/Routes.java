@@ -221,7 +221,7 @@ final class Routes {
      */
     Object fillMask(JsonNode body) {
         FillMask base = models.fillMask().orElseThrow(() -> ApiError.validation(
-                "this model has no masked-language-model head (its checkpoint holds no cls.predictions weights), so it cannot fill masks"));
+                "this model has no masked-language-model head (its checkpoint holds none of the head's weights), so it cannot fill masks"));
         JsonNode inputs = body.get("inputs");
         List<String> texts = Json.texts(body, "inputs", options.maxClientBatchSize());
         FillMaskOptions asked = base.options();

@@ -1,0 +1,141 @@
+package org.vectorbert.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.IntStream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.vectorbert.loader.SafetensorsFile;
+
+/**
+ * Every family's encoder (and its MLM head, where the checkpoint has one) against an independent
+ * PyTorch forward pass over random weights in the exact Hugging Face layout
+ * (tools/torch-reference/make_family_fixtures.py; the cases are described in families/README.md):
+ * each case's padded batch, pairs and single text, every position, padding included.
+ */
+class FamilyReferenceTest {
+    private static final double TOLERANCE = 1e-4;
+
+    @ParameterizedTest
+    @ValueSource(strings = {"distilbert-mlm", "distilbert-sinusoidal-seqcls", "distilbert-tokcls", "distilbert-qa",
+        "roberta-mlm", "roberta-seqcls", "roberta-tokcls", "roberta-qa", "xlm-roberta-seqcls-regression", "camembert-mlm",
+        "electra-discriminator", "electra-generator-mlm", "electra-seqcls", "electra-tokcls",
+        "bert-seqcls-multilabel", "bert-tokcls", "bert-qa", "bert-seqcls-1label"})
+    void encoderAndHeadsMatchPyTorch(String name) throws IOException {
+        Path dir = resource(name);
+        BertModel model = BertModel.load(dir);
+        boolean mlm = name.endsWith("-mlm");
+        assertEquals(mlm, model.hasMlmHead(), name + ": MLM head found");
+        HeadKind task = name.contains("-seqcls") ? HeadKind.SEQUENCE_CLASSIFIER : name.endsWith("-tokcls") ? HeadKind.TOKEN_CLASSIFIER
+                : name.endsWith("-qa") ? HeadKind.QUESTION_ANSWERING : null;
+        for (HeadKind kind : List.of(HeadKind.SEQUENCE_CLASSIFIER, HeadKind.TOKEN_CLASSIFIER, HeadKind.QUESTION_ANSWERING)) {
+            assertEquals(kind == task, model.heads().contains(kind), name + ": " + kind);
+        }
+        JsonNode cases = new ObjectMapper().readTree(dir.resolve("inputs.json").toFile());
+        try (SafetensorsFile expected = SafetensorsFile.open(dir.resolve("expected.safetensors"))) {
+            for (int k = 0; k < cases.size(); k++) {
+                Batch batch = batch(cases.get(k), model.config().padTokenId());
+                BertModel.Request request = BertModel.Request.lastHiddenState();
+                int[] everyRow = IntStream.range(0, batch.rows()).toArray();
+                if (mlm) {
+                    request = request.withMlmLogitsAt(everyRow);
+                }
+                if (task != null) {
+                    request = request.withHead(task, task == HeadKind.SEQUENCE_CLASSIFIER ? null : everyRow);
+                }
+                BertModel.Output out = model.forward(batch, request);
+                String c = "case" + k;
+                double hidden = ReferenceTest.maxAbsDiff(expected, c + ".last_hidden_state", out.lastHiddenState());
+                assertTrue(hidden <= TOLERANCE, name + " " + c + ": last hidden state differs by " + hidden);
+                if (mlm) {
+                    double logits = ReferenceTest.maxAbsDiff(expected, c + ".logits", out.mlmLogits());
+                    assertTrue(logits <= TOLERANCE, name + " " + c + ": MLM logits differ by " + logits);
+                }
+                if (task == HeadKind.QUESTION_ANSWERING) {
+                    float[] spans = out.heads().get(task);
+                    float[] start = new float[batch.rows()];
+                    float[] end = new float[batch.rows()];
+                    for (int r = 0; r < batch.rows(); r++) {
+                        start[r] = spans[2 * r];
+                        end[r] = spans[2 * r + 1];
+                    }
+                    double d = Math.max(ReferenceTest.maxAbsDiff(expected, c + ".start_logits", start),
+                            ReferenceTest.maxAbsDiff(expected, c + ".end_logits", end));
+                    assertTrue(d <= TOLERANCE, name + " " + c + ": start and end logits differ by " + d);
+                } else if (task != null) {
+                    double d = ReferenceTest.maxAbsDiff(expected, c + ".logits", out.heads().get(task));
+                    assertTrue(d <= TOLERANCE, name + " " + c + ": " + task + " logits differ by " + d);
+                }
+            }
+        }
+    }
+
+    /**
+     * fill-mask end to end for the RoBERTa family: a {@code tokenizer.json} with RoBERTa's template and
+     * {@code <mask>} beside the roberta-mlm weights gives case0's first row, [0, 69, 159, 127, 8, 2], for
+     * "t69 <mask> t127 t8", and the pipeline's scores are the softmax of the reference logits at the mask.
+     */
+    @org.junit.jupiter.api.Test
+    void robertaFillMaskThroughItsTokenizerMatchesPyTorch(@org.junit.jupiter.api.io.TempDir Path dir) throws IOException {
+        Path weights = resource("roberta-mlm");
+        for (String f : List.of("config.json", "model.safetensors")) {
+            java.nio.file.Files.copy(weights.resolve(f), dir.resolve(f));
+        }
+        java.nio.file.Files.writeString(dir.resolve("tokenizer.json"), NumberedTokenizer.roberta(160, 0, 2));
+        FillMask fillMask = FillMask.load(dir.toString(), FillMaskOptions.defaults().withTopK(3));
+        FillMask.Prediction p = fillMask.predict("t69 <mask> t127 t8");
+        float[] logits;
+        try (SafetensorsFile expected = SafetensorsFile.open(weights.resolve("expected.safetensors"))) {
+            logits = java.util.Arrays.copyOfRange(expected.tensor("case0.logits").toFloatArray(), 2 * 160, 3 * 160);
+        }
+        double max = Double.NEGATIVE_INFINITY;
+        for (float l : logits) {
+            max = Math.max(max, l);
+        }
+        double sum = 0;
+        for (float l : logits) {
+            sum += Math.exp(l - max);
+        }
+        Integer[] order = IntStream.range(0, 160).boxed().toArray(Integer[]::new);
+        java.util.Arrays.sort(order, (a, b) -> Float.compare(logits[b], logits[a]));
+        for (int r = 0; r < 3; r++) {
+            FillMask.Candidate c = p.candidates().get(r);
+            assertEquals(order[r], c.token(), "rank " + r);
+            assertEquals(Math.exp(logits[order[r]] - max) / sum, c.score(), 1e-5, "rank " + r);
+        }
+    }
+
+    static Path resource(String name) {
+        try {
+            return Path.of(FamilyReferenceTest.class.getResource("/families/" + name).toURI());
+        } catch (java.net.URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The case's texts without their padding (the batch pads them again, with the model's pad id). */
+    static Batch batch(JsonNode c, int padId) {
+        List<int[]> ids = new ArrayList<>();
+        List<int[]> types = new ArrayList<>();
+        for (int s = 0; s < c.get("input_ids").size(); s++) {
+            int length = 0;
+            for (JsonNode m : c.get("attention_mask").get(s)) {
+                length += m.asInt();
+            }
+            ids.add(ints(c.get("input_ids").get(s), length));
+            types.add(c.has("token_type_ids") ? ints(c.get("token_type_ids").get(s), length) : new int[length]);
+        }
+        return Batch.of(ids, types, padId);
+    }
+
+    private static int[] ints(JsonNode array, int length) {
+        return IntStream.range(0, length).map(i -> array.get(i).asInt()).toArray();
+    }
+}
