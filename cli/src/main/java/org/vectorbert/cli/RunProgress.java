@@ -70,6 +70,11 @@ final class RunProgress {
         }
     }
 
+    /** One text cut to fit (for commands that do not count positions). */
+    void cut() {
+        truncated++;
+    }
+
     /** A text that gave no tokens (empty, or only spaces): embedded as [CLS] [SEP] alone, and counted in the summary. */
     void noTokens(String where) {
         if (empty++ == 0) {

@@ -42,7 +42,7 @@ class ReadmeExamplesTest {
                 files.add(Files.writeString(work.resolve(name.group(1) + ".java"), block.group(1)).toString());
             }
         }
-        assertEquals(List.of("AttentionExample", "ServerExample", "FillMaskExample", "EmbeddingsExample"), classes);
+        assertEquals(List.of("TasksExample", "AttentionExample", "ServerExample", "FillMaskExample", "EmbeddingsExample"), classes);
 
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
         // As a user's program would compile them: everything on the class path (the tests run vectorbert's modules on the module path).
@@ -69,6 +69,10 @@ class ReadmeExamplesTest {
                 Files.createLink(model.resolve(f.getFileName()), f);   // hard links: no copy, nothing outside to unlink
             }
         }
+        Path classifier = TinyTaskModels.sequenceClassifier(work.resolve("classifier"), List.of("NEGATIVE", "POSITIVE"), "");
+        Path reranker = TinyTaskModels.sequenceClassifier(work.resolve("reranker"), List.of("LABEL_0"), "");
+        String tasks = runMain("TasksExample", classifier.toString(), reranker.toString());
+        assertTrue(tasks.matches("(NEGATIVE|POSITIVE) 0\\.\\d{4}\n(NEGATIVE|POSITIVE) 0\\.\\d{4}\n[01] 0\\.\\d{4}\n[01] 0\\.\\d{4}\n"), tasks);
         String[] output = new String[4];
         ModelCommandsTest.withProperties(Map.of("vectorbert.home", home.toString()), () -> {
             output[0] = runMain("FillMaskExample");
@@ -83,12 +87,12 @@ class ReadmeExamplesTest {
         assertTrue(output[1].matches("768 dimensions, cosine 0\\.[0-9]{3}\n"), output[1]);
     }
 
-    private String runMain(String className) {
+    private String runMain(String className, String... args) {
         PrintStream saved = System.out;
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         try (URLClassLoader loader = new URLClassLoader(new URL[] {work.toUri().toURL()}, getClass().getClassLoader())) {
             System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
-            loader.loadClass(className).getMethod("main", String[].class).invoke(null, (Object) new String[0]);
+            loader.loadClass(className).getMethod("main", String[].class).invoke(null, (Object) args);
         } catch (ReflectiveOperationException | java.io.IOException e) {
             throw new AssertionError(className + " failed", e);
         } finally {

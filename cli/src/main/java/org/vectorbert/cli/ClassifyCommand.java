@@ -1,0 +1,117 @@
+package org.vectorbert.cli;
+
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.vectorbert.common.Excerpt;
+import org.vectorbert.engine.TextClassifier;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+@Command(name = "classify",
+        mixinStandardHelpOptions = true,
+        description = "Label texts (or text pairs) with a sequence-classification model, as Hugging Face's text-classification pipeline does.",
+        footer = {"", "Examples:",
+            "  vectorbert classify --model path/to/sentiment-model \"I loved it.\" \"Never again.\"",
+            "  vectorbert classify --model path/to/nli-model --pair \"A man is sleeping.\" \"A man sleeps on a sofa.\"",
+            "  vectorbert classify --model path/to/topic-model --top-k 3 --json --file texts.txt   (one text per line; - reads standard input)"},
+        sortOptions = false)
+final class ClassifyCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    ModelOptions modelOptions;
+
+    @Option(names = "--top-k", paramLabel = "K", defaultValue = "1", description = "Labels per text, best first (default: ${DEFAULT-VALUE}).")
+    int topK;
+
+    @Option(names = "--function-to-apply", paramLabel = "F",
+            description = "softmax, sigmoid or none (default: as the pipeline picks it: none for regression, sigmoid for "
+                    + "multi-label or one label, softmax otherwise).")
+    String function;
+
+    @Option(names = "--pair", paramLabel = "TEXT", description = "Classify each text paired with this second text.")
+    String pair;
+
+    @Option(names = "--truncate", description = "Cut texts longer than the model takes (longest first) instead of refusing them.")
+    boolean truncate;
+
+    @Option(names = "--json", description = "One JSON line per text: a list of {label, score}, best first.")
+    boolean json;
+
+    @Option(names = "--file", paramLabel = "PATH", description = "Read one text per line from PATH (- for standard input).")
+    String file;
+
+    @Parameters(paramLabel = "TEXT", arity = "0..*", description = "Texts to classify.")
+    List<String> texts = new ArrayList<>();
+
+    @Override
+    public Integer call() {
+        if (topK <= 0) {
+            throw new UserError("--top-k must be positive, was " + topK);
+        }
+        TextClassifier.Function f = function == null ? null : parseFunction(function);
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        TextClassifier classifier = TextClassifier.load(modelOptions.directory(err).toString(), modelOptions.precision());
+        TextClassifier.Function applied = f != null ? f : TextClassifier.Function.defaultFor(classifier.labels());
+        int k = Math.min(topK, classifier.labels().count());
+        RunProgress progress = new RunProgress(err, "classify:", file != null);
+        if (truncate) {
+            progress.cutAt(classifier.maxTokens());
+        }
+        TextInput.forEachBatch(texts, file, System.in, 64, (batch, first, read, total) -> {
+            List<TextClassifier.Result> results = classifier.classify(batch, pair == null ? null : batch.stream().map(t -> pair).toList(),
+                    applied, k, truncate);
+            long tokens = 0;
+            for (int i = 0; i < batch.size(); i++) {
+                TextClassifier.Result r = results.get(i);
+                out.println(json ? toJson(r.labels()) : table(batch.get(i), r.labels()));
+                if (r.truncated()) {
+                    progress.cut();
+                }
+                tokens += r.tokens();
+            }
+            out.flush();
+            progress.done(batch.size(), tokens, read, total);
+        });
+        progress.finish();
+        return 0;
+    }
+
+    private static TextClassifier.Function parseFunction(String name) {
+        try {
+            return TextClassifier.Function.parse(name);
+        } catch (RuntimeException e) {
+            throw new UserError("--function-to-apply must be softmax, sigmoid or none, not '" + name + "'");
+        }
+    }
+
+    static String toJson(List<TextClassifier.Label> labels) {
+        List<Map<String, Object>> list = new ArrayList<>();
+        for (TextClassifier.Label l : labels) {
+            Map<String, Object> o = new LinkedHashMap<>();
+            o.put("label", l.label());
+            o.put("score", l.score());
+            list.add(o);
+        }
+        return JsonText.of(list);
+    }
+
+    private static String table(String text, List<TextClassifier.Label> labels) {
+        StringBuilder b = new StringBuilder("\"").append(Excerpt.printable(text)).append("\"\n");
+        int width = labels.stream().mapToInt(l -> l.label().length()).max().orElse(5);
+        for (TextClassifier.Label l : labels) {
+            b.append(String.format("  %-" + width + "s  %.4f%n", l.label(), l.score()));
+        }
+        return b.toString();
+    }
+}

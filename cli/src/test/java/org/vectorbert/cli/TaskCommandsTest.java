@@ -1,0 +1,105 @@
+package org.vectorbert.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.vectorbert.cli.TokenizeCommandTest.assertUserError;
+import static org.vectorbert.cli.TokenizeCommandTest.run;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.vectorbert.engine.Reranker;
+import org.vectorbert.engine.TextClassifier;
+
+/** {@code vectorbert classify} and {@code vectorbert rerank}: the library's answers, in the pipelines' and TEI's shapes. */
+class TaskCommandsTest {
+    @TempDir
+    static Path work;
+
+    static Path sentiment;
+    static Path reranker;
+
+    @BeforeAll
+    static void models() throws IOException {
+        sentiment = TinyTaskModels.sequenceClassifier(work.resolve("sentiment"), List.of("NEGATIVE", "NEUTRAL", "POSITIVE"), "");
+        reranker = TinyTaskModels.sequenceClassifier(work.resolve("reranker"), List.of("LABEL_0"), "");
+    }
+
+    @Test
+    void classifyGivesThePipelinesLabelsAndScores() throws IOException {
+        TextClassifier library = TextClassifier.load(sentiment.toString());
+        var r = run("classify", "--model", sentiment.toString(), "--json", "--top-k", "2", "paris is the capital of france .",
+                "bananas are yellow .");
+        assertEquals(0, r.exit(), r.err());
+        List<JsonNode> lines = r.jsonLines();
+        assertEquals(2, lines.size());
+        List<TextClassifier.Label> want = library.classify("bananas are yellow .");
+        assertEquals(2, lines.get(1).size());
+        for (int k = 0; k < 2; k++) {
+            assertEquals(want.get(k).label(), lines.get(1).get(k).get("label").asText());
+            assertEquals(want.get(k).score(), lines.get(1).get(k).get("score").floatValue(), 1e-6);
+        }
+        var one = run("classify", "--model", sentiment.toString(), "--json", "--function-to-apply", "none", "--pair", "paris",
+                "the capital of france");
+        JsonNode best = one.jsonLines().getFirst();
+        assertEquals(1, best.size(), "one label unless --top-k asks for more");
+        float[] logits = library.logits(List.of("the capital of france"), List.of("paris"), false);
+        int id = library.labels().id(best.get(0).get("label").asText());
+        assertEquals(logits[id], best.get(0).get("score").floatValue(), 1e-5);
+
+        var table = run("classify", "--model", sentiment.toString(), "--top-k", "3", "who wrote hamlet ?");
+        assertEquals(0, table.exit(), table.err());
+        assertTrue(table.out().startsWith("\"who wrote hamlet ?\"\n  "), table.out());
+        assertEquals(4, table.out().split("\n").length, table.out());
+    }
+
+    @Test
+    void rerankSortsTextsAsTeiDoes() throws IOException {
+        Reranker library = Reranker.load(reranker.toString());
+        List<String> docs = List.of("paris is the capital of france .", "bananas are yellow .", "berlin is in germany .");
+        Path file = Files.write(work.resolve("docs.txt"), docs);
+        var r = run("rerank", "--model", reranker.toString(), "--json", "--query", "capital of france", "--file", file.toString());
+        assertEquals(0, r.exit(), r.err());
+        JsonNode ranked = r.jsonLines().getFirst();
+        List<Reranker.Score> want = library.rank("capital of france", docs, false, 3);
+        assertEquals(3, ranked.size());
+        for (int k = 0; k < 3; k++) {
+            assertEquals(want.get(k).index(), ranked.get(k).get("index").asInt());
+            assertEquals(want.get(k).score(), ranked.get(k).get("score").floatValue(), 1e-6);
+        }
+        var raw = run("rerank", "--model", reranker.toString(), "--json", "--raw-scores", "--top-k", "1", "--query", "capital of france",
+                docs.get(0), docs.get(1));
+        JsonNode top = raw.jsonLines().getFirst();
+        assertEquals(1, top.size());
+        float[] logits = library.scores("capital of france", docs.subList(0, 2), true);
+        assertEquals(logits[top.get(0).get("index").asInt()], top.get(0).get("score").floatValue(), 1e-6);
+    }
+
+    @Test
+    void badInputIsOneLineAndExitTwo() {
+        assertUserError(run("classify", "--model", sentiment.toString(), "--top-k", "0", "x"), "--top-k must be positive, was 0");
+        assertUserError(run("classify", "--model", sentiment.toString(), "--function-to-apply", "tanh", "x"),
+                "--function-to-apply must be softmax, sigmoid or none, not 'tanh'");
+        assertUserError(run("rerank", "--model", sentiment.toString(), "--query", "q", "x"),
+                "is not a reranker: its classifier has 3 labels [NEGATIVE, NEUTRAL, POSITIVE], a reranker one score");
+        assertUserError(run("rerank", "--model", reranker.toString(), "--query", "q"), "no text given");
+        String longText = "the capital of france ".repeat(20);
+        assertUserError(run("classify", "--model", sentiment.toString(), longText), "longer than the model's 32");
+        assertEquals(0, run("classify", "--model", sentiment.toString(), "--truncate", longText).exit());
+    }
+
+    @Test
+    void aModelWithoutAClassifierSaysWhatItHas() throws IOException {
+        Path mlm = work.resolve("no-head");
+        TinyTaskModels.sequenceClassifier(mlm, List.of("A", "B"), "");
+        Files.writeString(mlm.resolve("config.json"), Files.readString(mlm.resolve("config.json"))
+                .replace("BertForSequenceClassification", "BertForTokenClassification"));
+        var r = run("classify", "--model", mlm.toString(), "x");
+        assertUserError(r, "has no sequence-classification head");
+    }
+}

@@ -1,0 +1,81 @@
+package org.vectorbert.engine;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import org.vectorbert.tokenizer.Tokenizer;
+
+/**
+ * Cross-encoder reranking: a query against many texts, each pair scored by a single-label
+ * {@code *ForSequenceClassification} checkpoint (cross-encoder/ms-marco-MiniLM-L-6-v2 is a BERT one,
+ * bge-reranker-base an XLM-R one) in batched forward passes, the texts sorted by score. Scores are
+ * TEI's: the sigmoid of the logit, or the logit itself when raw scores are asked for (what
+ * sentence-transformers' CrossEncoder gives for the many rerankers that store an identity activation).
+ * Pairs longer than the model takes are cut, longest first, as CrossEncoder and TEI do. Thread-safe.
+ *
+ * <pre>{@code
+ * Reranker reranker = Reranker.load("path/to/ms-marco-MiniLM-L-6-v2");
+ * reranker.rank("capital of France", List.of("Paris is in France.", "Bananas are yellow."), false, 10);
+ * }</pre>
+ */
+public final class Reranker {
+    /** A text's index in the list given, and its score. */
+    public record Score(int index, float score) {}
+
+    private final TextClassifier classifier;
+
+    private Reranker(TextClassifier classifier) {
+        if (classifier.labels().count() != 1) {
+            throw new EngineException(classifier.model().directory() + " is not a reranker: its classifier has "
+                    + classifier.labels().count() + " labels " + classifier.labels().names() + ", a reranker one score");
+        }
+        this.classifier = classifier;
+    }
+
+    public static Reranker load(String model) {
+        return load(model, Precision.F32);
+    }
+
+    public static Reranker load(String model, Precision precision) {
+        return new Reranker(TextClassifier.load(model, precision));
+    }
+
+    public static Reranker of(BertModel model, Tokenizer tokenizer) {
+        return new Reranker(TextClassifier.of(model, tokenizer));
+    }
+
+    /** The classifier it scores with. */
+    public TextClassifier classifier() {
+        return classifier;
+    }
+
+    /** Each text's score against {@code query}, in the texts' order. */
+    public float[] scores(String query, List<String> texts, boolean rawScores) {
+        Objects.requireNonNull(query, "query");
+        if (texts.isEmpty()) {
+            throw new EngineException("there are no texts to rerank");
+        }
+        float[] logits = classifier.logits(texts.stream().map(t -> query).toList(), texts, true);
+        if (!rawScores) {
+            for (int i = 0; i < logits.length; i++) {
+                logits[i] = TextClassifier.Function.SIGMOID.apply(logits, i, 1)[0];
+            }
+        }
+        return logits;
+    }
+
+    /** The {@code topK} texts that best answer {@code query}, best first (equal scores keep the texts' order). */
+    public List<Score> rank(String query, List<String> texts, boolean rawScores, int topK) {
+        if (topK <= 0) {
+            throw new EngineException("top_k must be positive, was " + topK);
+        }
+        float[] s = scores(query, texts, rawScores);
+        List<Score> ranked = new ArrayList<>(s.length);
+        for (int i = 0; i < s.length; i++) {
+            ranked.add(new Score(i, s[i]));
+        }
+        ranked.sort(Comparator.comparingDouble((Score r) -> r.score()).reversed());
+        return List.copyOf(ranked.subList(0, Math.min(topK, ranked.size())));
+    }
+}

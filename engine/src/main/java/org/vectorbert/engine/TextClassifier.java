@@ -1,0 +1,223 @@
+package org.vectorbert.engine;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import org.vectorbert.loader.Labels;
+import org.vectorbert.tokenizer.EncodeOptions;
+import org.vectorbert.tokenizer.Encoding;
+import org.vectorbert.tokenizer.Padding;
+import org.vectorbert.tokenizer.Tokenizer;
+import org.vectorbert.tokenizer.Truncation;
+
+/**
+ * Text classification with a {@code *ForSequenceClassification} checkpoint, as transformers'
+ * text-classification pipeline does it: texts or text pairs, each given a score per label
+ * ({@code id2label}), made of the logits by softmax, sigmoid or nothing ({@link Function#defaultFor}
+ * picks as the pipeline does), sorted, cut to the top k. Texts are grouped by length into forward
+ * passes of at most {@link EmbeddingOptions#BATCH_TOKENS} positions. Thread-safe.
+ *
+ * <pre>{@code
+ * TextClassifier classifier = TextClassifier.load("path/to/sentiment-model");
+ * classifier.classify("I loved it.").getFirst();   // Label[label=POSITIVE, score=0.998]
+ * }</pre>
+ */
+public final class TextClassifier {
+    /** One label and its score. */
+    public record Label(String label, float score) {}
+
+    /**
+     * One input's labels, best first, with its length in tokens (special tokens included, after any cut).
+     *
+     * @param truncated whether the input was cut to {@link #maxTokens()}
+     */
+    public record Result(List<Label> labels, int tokens, boolean truncated) {}
+
+    /** Logits, [inputs, labels] row-major, with each input's length in tokens and whether it was cut. */
+    record Logits(float[] values, int[] tokens, boolean[] truncated) {}
+
+    /** How logits become scores: the pipeline's {@code function_to_apply}. */
+    public enum Function {
+        SOFTMAX, SIGMOID, NONE;
+
+        /**
+         * The text-classification pipeline's default: none for regression; sigmoid for multi-label
+         * classification or a single label; softmax otherwise.
+         */
+        public static Function defaultFor(Labels labels) {
+            if ("regression".equals(labels.problemType())) {
+                return NONE;
+            }
+            if ("multi_label_classification".equals(labels.problemType()) || labels.count() == 1) {
+                return SIGMOID;
+            }
+            return SOFTMAX;
+        }
+
+        /** "softmax", "sigmoid" or "none", in any case. */
+        public static Function parse(String name) {
+            try {
+                return valueOf(name.toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new EngineException("function_to_apply must be softmax, sigmoid or none, not '" + name + "'");
+            }
+        }
+
+        /** The scores of one row of logits. */
+        float[] apply(float[] logits, int from, int n) {
+            float[] s = Arrays.copyOfRange(logits, from, from + n);
+            switch (this) {
+                case SOFTMAX -> {
+                    float max = Float.NEGATIVE_INFINITY;
+                    for (float v : s) {
+                        max = Math.max(max, v);
+                    }
+                    double sum = 0;
+                    for (int i = 0; i < n; i++) {
+                        s[i] = (float) Math.exp(s[i] - max);
+                        sum += s[i];
+                    }
+                    for (int i = 0; i < n; i++) {
+                        s[i] = (float) (s[i] / sum);
+                    }
+                }
+                case SIGMOID -> {
+                    for (int i = 0; i < n; i++) {
+                        s[i] = (float) (1 / (1 + Math.exp(-s[i])));
+                    }
+                }
+                case NONE -> { }
+            }
+            return s;
+        }
+    }
+
+    private final BertModel model;
+    private final Tokenizer tokenizer;
+    private final Labels labels;
+    private final int maxTokens;
+
+    private TextClassifier(BertModel model, Tokenizer tokenizer) {
+        model.requireHead(HeadKind.SEQUENCE_CLASSIFIER, ": it cannot classify texts or rerank");
+        model.requireFits(tokenizer);
+        this.model = model;
+        this.tokenizer = tokenizer;
+        this.labels = model.labels();
+        this.maxTokens = Math.min(model.config().maxTokens(), tokenizer.modelMaxLength());
+    }
+
+    /** The model {@code model} names (a directory or a Hugging Face id), in float32. */
+    public static TextClassifier load(String model) {
+        return load(model, Precision.F32);
+    }
+
+    public static TextClassifier load(String model, Precision precision) {
+        return ModelLoading.load(model, precision, TextClassifier::of);
+    }
+
+    /** A classifier over a model and tokenizer already loaded. */
+    public static TextClassifier of(BertModel model, Tokenizer tokenizer) {
+        return new TextClassifier(model, tokenizer);
+    }
+
+    public BertModel model() {
+        return model;
+    }
+
+    public Tokenizer tokenizer() {
+        return tokenizer;
+    }
+
+    /** config.json's labels, in id order, with the problem type. */
+    public Labels labels() {
+        return labels;
+    }
+
+    /** The longest input the model takes, in tokens, special tokens included. */
+    public int maxTokens() {
+        return maxTokens;
+    }
+
+    /** Every label of {@code text}, best first, scored as the pipeline does by default. */
+    public List<Label> classify(String text) {
+        return classify(List.of(text), null, Function.defaultFor(labels), labels.count(), false).getFirst().labels();
+    }
+
+    /**
+     * For each text (or pair, when {@code pairs} is not null), the {@code topK} best labels, best first.
+     *
+     * @param function how logits become scores
+     * @param truncate whether inputs longer than {@link #maxTokens()} are cut (longest first), else refused
+     */
+    public List<Result> classify(List<String> texts, List<String> pairs, Function function, int topK, boolean truncate) {
+        if (topK <= 0) {
+            throw new EngineException("top_k must be positive, was " + topK);
+        }
+        Logits logits = run(texts, pairs, truncate);
+        int n = labels.count();
+        List<Result> results = new ArrayList<>(texts.size());
+        for (int t = 0; t < texts.size(); t++) {
+            float[] scores = function.apply(logits.values(), t * n, n);
+            List<Label> row = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                row.add(new Label(labels.names().get(i), scores[i]));
+            }
+            // Stable: equal scores keep id order, as Python's sorted does.
+            row.sort(Comparator.comparingDouble((Label l) -> l.score()).reversed());
+            results.add(new Result(List.copyOf(row.subList(0, Math.min(topK, n))), logits.tokens()[t], logits.truncated()[t]));
+        }
+        return results;
+    }
+
+    /**
+     * The classifier's logits, [texts, labels] row-major, for texts or pairs (null for single texts),
+     * grouped by length into forward passes.
+     */
+    public float[] logits(List<String> texts, List<String> pairs, boolean truncate) {
+        return run(texts, pairs, truncate).values();
+    }
+
+    Logits run(List<String> texts, List<String> pairs, boolean truncate) {
+        if (pairs != null && pairs.size() != texts.size()) {
+            throw new EngineException("there are " + texts.size() + " texts but " + pairs.size() + " second texts of pairs");
+        }
+        EncodeOptions options = EncodeOptions.defaults().withPadding(Padding.NONE);
+        if (truncate) {
+            options = options.withTruncation(Truncation.LONGEST_FIRST).withMaxLength(maxTokens);
+        }
+        List<Encoding> encodings = tokenizer.encodeBatch(texts, pairs, options);
+        int[] tokens = new int[encodings.size()];
+        boolean[] truncated = new boolean[encodings.size()];
+        for (int i = 0; i < encodings.size(); i++) {
+            tokens[i] = encodings.get(i).length();
+            truncated[i] = !encodings.get(i).overflowing().isEmpty();
+            if (encodings.get(i).length() > maxTokens) {
+                throw new TextTooLongException(pairs == null ? texts.get(i) : texts.get(i) + " / " + pairs.get(i),
+                        encodings.get(i).length(), maxTokens, true);
+            }
+        }
+        int n = labels.count();
+        float[] logits = new float[texts.size() * n];
+        Integer[] order = new Integer[encodings.size()];
+        Arrays.setAll(order, i -> i);
+        Arrays.sort(order, Comparator.comparingInt(i -> encodings.get(i).length()));
+        for (int from = 0; from < order.length; ) {
+            int to = from + 1;
+            while (to < order.length && (to - from + 1) * encodings.get(order[to]).length() <= EmbeddingOptions.BATCH_TOKENS) {
+                to++;
+            }
+            List<Integer> members = Arrays.asList(order).subList(from, to);
+            Batch batch = Batch.of(members.stream().map(i -> encodings.get(i).ids()).toList(),
+                    members.stream().map(i -> encodings.get(i).typeIds()).toList(), tokenizer.padTokenId());
+            float[] out = model.forward(batch, BertModel.Request.lastHiddenState().withHead(HeadKind.SEQUENCE_CLASSIFIER, null),
+                    o -> o.heads().get(HeadKind.SEQUENCE_CLASSIFIER));
+            for (int b = 0; b < members.size(); b++) {
+                System.arraycopy(out, b * n, logits, members.get(b) * n, n);
+            }
+            from = to;
+        }
+        return new Logits(logits, tokens, truncated);
+    }
+}
