@@ -20,6 +20,7 @@ import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.vectorbert.loader.testing.TinyTaskModels;
 
 /** The README's library examples, compiled and run exactly as the README shows them, so they cannot rot. */
 class ReadmeExamplesTest {

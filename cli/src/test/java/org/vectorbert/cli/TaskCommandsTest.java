@@ -13,8 +13,10 @@ import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.vectorbert.loader.testing.TinyTaskModels;
 import org.vectorbert.engine.Reranker;
 import org.vectorbert.engine.TextClassifier;
+import org.vectorbert.engine.TokenClassifier;
 
 /** {@code vectorbert classify} and {@code vectorbert rerank}: the library's answers, in the pipelines' and TEI's shapes. */
 class TaskCommandsTest {
@@ -23,11 +25,41 @@ class TaskCommandsTest {
 
     static Path sentiment;
     static Path reranker;
+    static Path tagger;
 
     @BeforeAll
     static void models() throws IOException {
         sentiment = TinyTaskModels.sequenceClassifier(work.resolve("sentiment"), List.of("NEGATIVE", "NEUTRAL", "POSITIVE"), "");
         reranker = TinyTaskModels.sequenceClassifier(work.resolve("reranker"), List.of("LABEL_0"), "");
+        tagger = TinyTaskModels.tokenClassifier(work.resolve("tagger"), List.of("O", "B-PER", "I-PER", "B-LOC", "I-LOC"));
+    }
+
+    @Test
+    void nerGivesThePipelinesEntities() throws IOException {
+        TokenClassifier library = TokenClassifier.load(tagger.toString());
+        String text = "john lives in london , paris is the capital of france .";
+        for (String strategy : List.of("none", "simple", "first", "average", "max")) {
+            var r = run("ner", "--model", tagger.toString(), "--json", "--aggregation-strategy", strategy, "--ignore-labels", "", text);
+            assertEquals(0, r.exit(), r.err());
+            JsonNode got = r.jsonLines().getFirst();
+            List<TokenClassifier.Entity> want = library.entities(text, TokenClassifier.Aggregation.parse(strategy), java.util.Set.of());
+            assertEquals(want.size(), got.size(), strategy);
+            for (int k = 0; k < want.size(); k++) {
+                JsonNode e = got.get(k);
+                assertEquals(want.get(k).entity(), e.get(strategy.equals("none") ? "entity" : "entity_group").asText(), strategy);
+                assertEquals(want.get(k).score(), e.get("score").floatValue(), 1e-6);
+                assertEquals(want.get(k).word(), e.get("word").asText());
+                assertEquals(text.substring(e.get("start").asInt(), e.get("end").asInt()).replace(" ", ""),
+                        e.get("word").asText().replace(" ", ""), "offsets into the text");
+                assertEquals(strategy.equals("none"), e.has("index"));
+            }
+        }
+        var table = run("ner", "--model", tagger.toString(), "--aggregation-strategy", "simple", text);
+        assertEquals(0, table.exit(), table.err());
+        assertTrue(!table.out().contains("  O  "), table.out());
+        assertUserError(run("ner", "--model", tagger.toString(), "--aggregation-strategy", "longest", "x"),
+                "--aggregation-strategy must be none, simple, first, average or max, not 'longest'");
+        assertUserError(run("ner", "--model", sentiment.toString(), "x"), "has no token-classification head");
     }
 
     @Test

@@ -45,6 +45,11 @@ public final class Reranker {
         return new Reranker(TextClassifier.of(model, tokenizer));
     }
 
+    /** A reranker over a one-label classifier already loaded. */
+    public static Reranker of(TextClassifier classifier) {
+        return new Reranker(classifier);
+    }
+
     /** The classifier it scores with. */
     public TextClassifier classifier() {
         return classifier;
@@ -52,11 +57,16 @@ public final class Reranker {
 
     /** Each text's score against {@code query}, in the texts' order. */
     public float[] scores(String query, List<String> texts, boolean rawScores) {
+        return scores(query, texts, rawScores, true);
+    }
+
+    /** The same, refusing a pair longer than the model takes unless {@code truncate}. */
+    public float[] scores(String query, List<String> texts, boolean rawScores, boolean truncate) {
         Objects.requireNonNull(query, "query");
         if (texts.isEmpty()) {
             throw new EngineException("there are no texts to rerank");
         }
-        float[] logits = classifier.logits(texts.stream().map(t -> query).toList(), texts, true);
+        float[] logits = classifier.logits(texts.stream().map(t -> query).toList(), texts, truncate);
         if (!rawScores) {
             for (int i = 0; i < logits.length; i++) {
                 logits[i] = TextClassifier.Function.SIGMOID.apply(logits, i, 1)[0];
@@ -67,10 +77,15 @@ public final class Reranker {
 
     /** The {@code topK} texts that best answer {@code query}, best first (equal scores keep the texts' order). */
     public List<Score> rank(String query, List<String> texts, boolean rawScores, int topK) {
+        return rank(query, texts, rawScores, topK, true);
+    }
+
+    /** The same, refusing a pair longer than the model takes unless {@code truncate}. */
+    public List<Score> rank(String query, List<String> texts, boolean rawScores, int topK, boolean truncate) {
         if (topK <= 0) {
             throw new EngineException("top_k must be positive, was " + topK);
         }
-        float[] s = scores(query, texts, rawScores);
+        float[] s = scores(query, texts, rawScores, truncate);
         List<Score> ranked = new ArrayList<>(s.length);
         for (int i = 0; i < s.length; i++) {
             ranked.add(new Score(i, s[i]));

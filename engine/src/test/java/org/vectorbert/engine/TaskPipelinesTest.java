@@ -180,4 +180,38 @@ class TaskPipelinesTest {
         String e = assertThrows(VectorbertException.class, () -> TextClassifier.load(model.toString())).getMessage();
         assertTrue(e.endsWith("classifier.out_proj.weight gives 3 outputs but config.json's id2label names 2 labels"), e);
     }
+
+    @Test
+    void tokenClassificationScoresEachTokenBySoftmaxWithItsSpan() throws IOException {
+        String name = "bert-tokcls";
+        TokenClassifier ner = TokenClassifier.load(model(name, NumberedTokenizer.bert(128)).toString());
+        JsonNode single = inputs(name).get(2);
+        String text = texts(single, 0, 102, 1)[0];
+        float[] logits = expected(name, "case2.logits");
+        int n = ner.labels().count();
+        List<TokenClassifier.Entity> tokens = ner.entities(text, TokenClassifier.Aggregation.NONE, java.util.Set.of());
+        assertEquals(18, tokens.size(), "every token but [CLS] and [SEP]");
+        int at = 0;
+        for (int k = 0; k < tokens.size(); k++) {
+            TokenClassifier.Entity e = tokens.get(k);
+            int position = k + 1;
+            float[] row = Arrays.copyOfRange(logits, position * n, (position + 1) * n);
+            int best = 0;
+            double sum = 0;
+            for (int j = 0; j < n; j++) {
+                best = row[j] > row[best] ? j : best;
+                sum += Math.exp(row[j]);
+            }
+            assertEquals(ner.labels().names().get(best), e.entity());
+            assertEquals(Math.exp(row[best]) / sum, e.score(), 1e-5);
+            assertEquals(position, e.index());
+            String word = "t" + single.get("input_ids").get(0).get(position).asInt();
+            assertEquals(word, e.word());
+            assertEquals(text.indexOf(word, at), e.start());
+            assertEquals(e.start() + word.length(), e.end());
+            at = e.end();
+        }
+        List<TokenClassifier.Entity> entities = ner.entities(text, TokenClassifier.Aggregation.SIMPLE, java.util.Set.of("O"));
+        assertTrue(entities.stream().noneMatch(e -> e.entity().equals("O") || e.entity().startsWith("B-")), entities.toString());
+    }
 }

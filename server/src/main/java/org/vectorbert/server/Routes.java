@@ -17,6 +17,8 @@ import org.vectorbert.engine.Embeddings.Result;
 import org.vectorbert.engine.EngineException;
 import org.vectorbert.engine.FillMask;
 import org.vectorbert.engine.FillMaskOptions;
+import org.vectorbert.engine.Reranker;
+import org.vectorbert.engine.TextClassifier;
 import org.vectorbert.engine.TruncationSide;
 import org.vectorbert.explorer.AttentionPage;
 import org.vectorbert.explorer.AttentionRun;
@@ -198,8 +200,20 @@ final class Routes {
         out.put("model_id", models.id());
         out.putNull("model_sha");
         out.put("model_dtype", e.model().precision() == org.vectorbert.engine.Precision.F32 ? "float32" : "bfloat16");
-        out.putObject("model_type").putObject("embedding").put("pooling",
-                String.join("+", e.options().pooling().stream().map(p -> p.name().toLowerCase(Locale.ROOT)).toList()));
+        if (models.classifier().isPresent()) {
+            // TEI's: a classifier with one label is a reranker.
+            var labels = models.classifier().get().labels();
+            ObjectNode type = out.putObject("model_type").putObject(labels.count() == 1 ? "reranker" : "classifier");
+            ObjectNode id2label = type.putObject("id2label");
+            ObjectNode label2id = type.putObject("label2id");
+            for (int i = 0; i < labels.count(); i++) {
+                id2label.put(String.valueOf(i), labels.names().get(i));
+                label2id.put(labels.names().get(i), i);
+            }
+        } else {
+            out.putObject("model_type").putObject("embedding").put("pooling",
+                    String.join("+", e.options().pooling().stream().map(p -> p.name().toLowerCase(Locale.ROOT)).toList()));
+        }
         out.put("dimension", e.dimension());
         out.put("fill_mask", models.fillMask().isPresent());
         out.put("max_concurrent_requests", options.maxConcurrentRequests());
@@ -213,6 +227,119 @@ final class Routes {
         out.putNull("sha");
         out.putNull("docker_label");
         return out;
+    }
+
+    /**
+     * TEI's POST /rerank: the query against each text as a pair, scored by a one-label classifier
+     * (sigmoid, or the logit with {@code raw_scores}), answered as {@code [{index, score, text?}]}, best first.
+     */
+    Object rerank(JsonNode body) {
+        Reranker reranker = Reranker.of(models.classifier().filter(c -> c.labels().count() == 1)
+                .orElseThrow(() -> new ApiError(424, "Backend", "model is not a re-ranker model")));
+        String query = Json.string(body, "query");
+        if (query == null) {
+            throw ApiError.validation("`query` is missing");
+        }
+        List<String> texts = Json.texts(body, "texts", options.maxClientBatchSize());
+        boolean raw = Boolean.TRUE.equals(Json.bool(body, "raw_scores"));
+        boolean returnText = Boolean.TRUE.equals(Json.bool(body, "return_text"));
+        boolean truncate = truncateRight(body);
+        List<Reranker.Score> ranked = Embedder.await(batcher.call(() -> reranker.rank(query, texts, raw, texts.size(), truncate)));
+        ArrayNode out = Json.MAPPER.createArrayNode();
+        for (Reranker.Score r : ranked) {
+            ObjectNode item = out.addObject().put("index", r.index()).put("score", r.score());
+            if (returnText) {
+                item.put("text", texts.get(r.index()));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * TEI's POST /predict: one text, a pair {@code ["a", "b"]}, or a batch {@code [["a"], ["a", "b"], ...]};
+     * every label with its score (softmax for several labels, sigmoid for one; the logit with
+     * {@code raw_scores}), best first; a list of such lists for a batch.
+     */
+    Object predict(JsonNode body) {
+        TextClassifier classifier = models.classifier()
+                .orElseThrow(() -> new ApiError(424, "Backend", "Model is not a classifier model"));
+        JsonNode inputs = body.get("inputs");
+        if (inputs == null || inputs.isNull()) {
+            throw ApiError.validation("`inputs` is missing");
+        }
+        List<String> firsts = new ArrayList<>();
+        List<String> seconds = new ArrayList<>();
+        boolean batch = inputs.isArray() && !inputs.isEmpty() && inputs.get(0).isArray();
+        if (inputs.isTextual()) {
+            firsts.add(inputs.textValue());
+            seconds.add(null);
+        } else if (inputs.isArray() && !batch) {
+            addPredictInput(inputs, "inputs", firsts, seconds);
+        } else if (batch) {
+            Json.requireBatchSize(inputs.size(), options.maxClientBatchSize());
+            for (int i = 0; i < inputs.size(); i++) {
+                addPredictInput(inputs.get(i), "inputs[" + i + "]", firsts, seconds);
+            }
+        } else {
+            throw ApiError.validation("`inputs` must be a text, a pair of texts, or a list of texts and pairs");
+        }
+        boolean raw = Boolean.TRUE.equals(Json.bool(body, "raw_scores"));
+        boolean truncate = truncateRight(body);
+        int n = classifier.labels().count();
+        TextClassifier.Function function = raw ? TextClassifier.Function.NONE
+                : n > 1 ? TextClassifier.Function.SOFTMAX : TextClassifier.Function.SIGMOID;
+        List<List<TextClassifier.Label>> answers = new ArrayList<>();
+        // Singles and pairs go in separate calls: a call is all singles or all pairs.
+        List<Integer> singles = new ArrayList<>();
+        List<Integer> pairs = new ArrayList<>();
+        for (int i = 0; i < firsts.size(); i++) {
+            (seconds.get(i) == null ? singles : pairs).add(i);
+            answers.add(null);
+        }
+        List<TextClassifier.Result> singleResults = singles.isEmpty() ? List.of() : Embedder.await(batcher.call(() -> classifier.classify(
+                singles.stream().map(firsts::get).toList(), null, function, n, truncate)));
+        List<TextClassifier.Result> pairResults = pairs.isEmpty() ? List.of() : Embedder.await(batcher.call(() -> classifier.classify(
+                pairs.stream().map(firsts::get).toList(), pairs.stream().map(seconds::get).toList(), function, n, truncate)));
+        for (int k = 0; k < singles.size(); k++) {
+            answers.set(singles.get(k), singleResults.get(k).labels());
+        }
+        for (int k = 0; k < pairs.size(); k++) {
+            answers.set(pairs.get(k), pairResults.get(k).labels());
+        }
+        List<Object> out = new ArrayList<>();
+        for (List<TextClassifier.Label> labels : answers) {
+            List<Map<String, Object>> list = new ArrayList<>();
+            for (TextClassifier.Label l : labels) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("score", l.score());
+                m.put("label", l.label());
+                list.add(m);
+            }
+            out.add(list);
+        }
+        return batch ? out : out.getFirst();
+    }
+
+    /** One /predict input: {@code ["a"]} or {@code ["a", "b"]}. */
+    private static void addPredictInput(JsonNode input, String where, List<String> firsts, List<String> seconds) {
+        if (!input.isArray() || input.isEmpty() || input.size() > 2 || !input.get(0).isTextual()
+                || input.size() == 2 && !input.get(1).isTextual()) {
+            throw ApiError.validation("`" + where + "` must be a text or a pair of texts, as [\"a\"] or [\"a\", \"b\"]");
+        }
+        if (input.get(0).textValue().isEmpty()) {
+            throw ApiError.validation("`" + where + "` is an empty string: there is nothing to classify");
+        }
+        firsts.add(input.get(0).textValue());
+        seconds.add(input.size() == 2 ? input.get(1).textValue() : null);
+    }
+
+    /** TEI's {@code truncate} (the server's --auto-truncate when absent); pairs are cut from the right only. */
+    private boolean truncateRight(JsonNode body) {
+        if (side(body) == TruncationSide.LEFT) {
+            throw ApiError.validation("`truncation_direction` \"Left\" is not supported for pairs of texts; pairs are cut from the right");
+        }
+        Boolean truncate = Json.bool(body, "truncate");
+        return truncate == null ? options.autoTruncate() : truncate;
     }
 
     /**

@@ -634,4 +634,15 @@ public final class BertTokenizer implements Tokenizer {
         }
         return Collections.unmodifiableList(Arrays.asList(tokens));
     }
+
+    @Override
+    public String continuingSubwordPrefix() {
+        return config.continuingSubwordPrefix();
+    }
+
+    /** The fast tokenizer's WordPiece decoder (cleaning token by token), not {@link #decode}'s transformers clean-up. */
+    @Override
+    public String tokensToText(List<String> tokens) {
+        return pipeline().tokensToText(tokens);
+    }
 }

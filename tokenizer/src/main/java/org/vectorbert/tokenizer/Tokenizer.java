@@ -101,4 +101,20 @@ public interface Tokenizer {
 
     /** The longest input the model takes, special tokens included ({@code model_max_length}). */
     int modelMaxLength();
+
+    /**
+     * The prefix the model marks a word's continuing pieces with ("##" for WordPiece), or null (byte-level
+     * BPE, Unigram): how transformers' token-classification pipeline tells a subword from a word.
+     */
+    default String continuingSubwordPrefix() {
+        return null;
+    }
+
+    /**
+     * Token strings joined as the tokenizer's decoder joins them ("jim", "##my" gives "jimmy"), with no
+     * clean-up beyond the decoder's own: transformers' {@code convert_tokens_to_string}, which the
+     * token-classification pipeline gives as an entity's {@code word}. A string that is no token is
+     * joined as one.
+     */
+    String tokensToText(List<String> tokens);
 }

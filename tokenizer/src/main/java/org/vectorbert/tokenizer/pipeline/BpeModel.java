@@ -264,4 +264,9 @@ public final class BpeModel implements Model {
     public int vocabSize() {
         return vocab.size();
     }
+
+    @Override
+    public String continuingSubwordPrefix() {
+        return prefix == null || prefix.isEmpty() ? null : prefix;
+    }
 }

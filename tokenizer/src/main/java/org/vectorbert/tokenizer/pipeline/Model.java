@@ -12,4 +12,9 @@ public interface Model {
     String idToToken(int id);
 
     int vocabSize();
+
+    /** The prefix marking a word's continuing pieces ("##" for WordPiece), or null when the model has none. */
+    default String continuingSubwordPrefix() {
+        return null;
+    }
 }

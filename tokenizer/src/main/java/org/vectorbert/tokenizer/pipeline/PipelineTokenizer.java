@@ -227,6 +227,11 @@ public final class PipelineTokenizer implements Tokenizer {
                 tokens.add(t);
             }
         }
+        return tokensToText(tokens);
+    }
+
+    @Override
+    public String tokensToText(List<String> tokens) {
         Decoder d = stages.decoder() == null ? new Decoder.Spaces() : stages.decoder();
         return String.join("", d.decode(tokens));
     }
@@ -288,5 +293,10 @@ public final class PipelineTokenizer implements Tokenizer {
     @Override
     public int modelMaxLength() {
         return stages.modelMaxLength();
+    }
+
+    @Override
+    public String continuingSubwordPrefix() {
+        return stages.model().continuingSubwordPrefix();
     }
 }

@@ -18,6 +18,7 @@ public final class WordPieceModel implements Model {
     /** The same pieces for one-probe lookups of a whole rest of a word. */
     private final PieceTable wholeTable;
     private final PieceTable continuingTable;
+    private final String prefix;
     private final int maxInputCharsPerWord;
 
     public WordPieceModel(Vocab vocab, String unkToken, String prefix, int maxInputCharsPerWord, String where) {
@@ -38,6 +39,7 @@ public final class WordPieceModel implements Model {
         this.continuing = new CharTrie(rest);
         this.wholeTable = new PieceTable(vocab.asMap());
         this.continuingTable = new PieceTable(rest);
+        this.prefix = prefix;
     }
 
     public static WordPieceModel of(Map<String, Integer> vocab, String unk, String prefix, int max, String where) {
@@ -142,5 +144,10 @@ public final class WordPieceModel implements Model {
     @Override
     public int vocabSize() {
         return vocab.size();
+    }
+
+    @Override
+    public String continuingSubwordPrefix() {
+        return prefix;
     }
 }

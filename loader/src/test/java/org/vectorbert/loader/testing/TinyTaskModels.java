@@ -1,4 +1,4 @@
-package org.vectorbert.cli;
+package org.vectorbert.loader.testing;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -15,9 +15,10 @@ import org.vectorbert.loader.Tensor;
 /**
  * Tiny BERT task models for the commands' tests: random weights (seeded) in Hugging Face's layout,
  * a WordPiece vocabulary of a few English words, and a task head. The numbers mean nothing; the
- * engine's tests hold the heads to PyTorch, these hold the commands to the library.
+ * engine's tests hold the heads to PyTorch, these hold the commands and the server to the library.
+ * Shared through the test-jar.
  */
-final class TinyTaskModels {
+public final class TinyTaskModels {
     private TinyTaskModels() {}
 
     static final List<String> WORDS = List.of("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "a", "capital", "of", "france",
@@ -26,13 +27,21 @@ final class TinyTaskModels {
     private static final int HIDDEN = 8;
 
     /** A BertForSequenceClassification with these labels (pooler and classifier). */
-    static Path sequenceClassifier(Path dir, List<String> labels, String extraConfig) throws IOException {
+    public static Path sequenceClassifier(Path dir, List<String> labels, String extraConfig) throws IOException {
         Map<String, long[]> head = new LinkedHashMap<>();
         head.put("bert.pooler.dense.weight", new long[] {HIDDEN, HIDDEN});
         head.put("bert.pooler.dense.bias", new long[] {HIDDEN});
         head.put("classifier.weight", new long[] {labels.size(), HIDDEN});
         head.put("classifier.bias", new long[] {labels.size()});
         return write(dir, "BertForSequenceClassification", labels, head, extraConfig);
+    }
+
+    /** A BertForTokenClassification with these labels ({@code classifier} at every token, no pooler). */
+    public static Path tokenClassifier(Path dir, List<String> labels) throws IOException {
+        Map<String, long[]> head = new LinkedHashMap<>();
+        head.put("classifier.weight", new long[] {labels.size(), HIDDEN});
+        head.put("classifier.bias", new long[] {labels.size()});
+        return write(dir, "BertForTokenClassification", labels, head, "");
     }
 
     private static Path write(Path dir, String architecture, List<String> labels, Map<String, long[]> head, String extraConfig)

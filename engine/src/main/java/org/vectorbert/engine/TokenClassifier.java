@@ -1,0 +1,330 @@
+package org.vectorbert.engine;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import org.vectorbert.loader.Labels;
+import org.vectorbert.tokenizer.EncodeOptions;
+import org.vectorbert.tokenizer.Encoding;
+import org.vectorbert.tokenizer.Padding;
+import org.vectorbert.tokenizer.Tokenizer;
+import org.vectorbert.tokenizer.Truncation;
+
+/**
+ * Token classification (named entities) with a {@code *ForTokenClassification} checkpoint, as
+ * transformers' token-classification pipeline does it: each token's label probabilities (softmax),
+ * special tokens skipped, tokens merged into words and entities by the aggregation strategy, labels in
+ * {@code ignore_labels} ("O") dropped after grouping. Start and end are character offsets into the
+ * original text, counted in code points as Python counts them. Texts longer than the model takes are
+ * cut there, as the pipeline does without a stride. Thread-safe.
+ *
+ * <pre>{@code
+ * TokenClassifier ner = TokenClassifier.load("path/to/bert-base-NER");
+ * ner.entities("My name is Wolfgang and I live in Berlin", Aggregation.SIMPLE, Set.of("O"));
+ * }</pre>
+ */
+public final class TokenClassifier {
+    /** How tokens become entities: the pipeline's {@code aggregation_strategy}. */
+    public enum Aggregation {
+        /** Every token on its own, with its index. */
+        NONE,
+        /** Tokens grouped into entities by their B-/I- tags. */
+        SIMPLE,
+        /** Words take their first token's label, then are grouped. */
+        FIRST,
+        /** Words take the label of their token surest of its own, then are grouped. */
+        MAX,
+        /** Words take the label of their tokens' mean probabilities, then are grouped. */
+        AVERAGE;
+
+        public static Aggregation parse(String name) {
+            try {
+                return valueOf(name.toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new EngineException("aggregation_strategy must be none, simple, first, average or max, not '" + name + "'");
+            }
+        }
+    }
+
+    /**
+     * One entity: with {@link Aggregation#NONE} a token ({@code entity} its label, {@code index} its
+     * position among the encoding's tokens); otherwise a group ({@code entity} the label without its
+     * B-/I- prefix, the pipeline's {@code entity_group}, and {@code index} -1).
+     */
+    public record Entity(String entity, float score, int index, String word, int start, int end) {}
+
+    /**
+     * One text's entities, with its length in tokens (special tokens included, after any cut).
+     *
+     * @param truncated whether the text was cut to the model's length
+     */
+    public record Result(List<Entity> entities, int tokens, boolean truncated) {}
+
+    /** A token of the text with its label probabilities (the pipeline's pre-entity). */
+    private record Token(String word, float[] scores, int start, int end, int index, boolean subword) {}
+
+    /** A labelled token or word before grouping. */
+    private record Labelled(String entity, float score, int index, String word, int start, int end) {}
+
+    private final BertModel model;
+    private final Tokenizer tokenizer;
+    private final Labels labels;
+    private final int maxTokens;
+
+    private TokenClassifier(BertModel model, Tokenizer tokenizer) {
+        model.requireHead(HeadKind.TOKEN_CLASSIFIER, ": it cannot tag tokens");
+        model.requireFits(tokenizer);
+        this.model = model;
+        this.tokenizer = tokenizer;
+        this.labels = model.labels();
+        this.maxTokens = Math.min(model.config().maxTokens(), tokenizer.modelMaxLength());
+    }
+
+    public static TokenClassifier load(String model) {
+        return load(model, Precision.F32);
+    }
+
+    public static TokenClassifier load(String model, Precision precision) {
+        return ModelLoading.load(model, precision, TokenClassifier::of);
+    }
+
+    public static TokenClassifier of(BertModel model, Tokenizer tokenizer) {
+        return new TokenClassifier(model, tokenizer);
+    }
+
+    public Labels labels() {
+        return labels;
+    }
+
+    /** The longest text the model takes, in tokens; longer texts are cut there. */
+    public int maxTokens() {
+        return maxTokens;
+    }
+
+    /** The entities of {@code text}, in text order. */
+    public List<Entity> entities(String text, Aggregation aggregation, Set<String> ignoreLabels) {
+        return entities(List.of(text), aggregation, ignoreLabels).getFirst();
+    }
+
+    /** The entities of each text, in text order, the texts batched by length. */
+    public List<List<Entity>> entities(List<String> texts, Aggregation aggregation, Set<String> ignoreLabels) {
+        return tag(texts, aggregation, ignoreLabels).stream().map(Result::entities).toList();
+    }
+
+    /** {@link #entities(List, Aggregation, Set)} with each text's length in tokens and whether it was cut. */
+    public List<Result> tag(List<String> texts, Aggregation aggregation, Set<String> ignoreLabels) {
+        EncodeOptions options = EncodeOptions.defaults().withPadding(Padding.NONE).withTruncation(Truncation.LONGEST_FIRST)
+                .withMaxLength(maxTokens);
+        List<Encoding> encodings = tokenizer.encodeBatch(texts, options);
+        float[][] probabilities = probabilities(encodings);
+        List<Result> results = new ArrayList<>(texts.size());
+        for (int t = 0; t < texts.size(); t++) {
+            List<Token> tokens = tokens(texts.get(t), encodings.get(t), probabilities[t]);
+            List<Labelled> labelled = aggregation == Aggregation.NONE || aggregation == Aggregation.SIMPLE
+                    ? tokens.stream().map(this::label).toList()
+                    : words(tokens, aggregation);
+            List<Entity> entities = aggregation == Aggregation.NONE
+                    ? labelled.stream().map(l -> new Entity(l.entity(), l.score(), l.index(), l.word(), l.start(), l.end())).toList()
+                    : group(labelled);
+            results.add(new Result(entities.stream().filter(e -> !ignoreLabels.contains(e.entity())).toList(),
+                    encodings.get(t).length(), !encodings.get(t).overflowing().isEmpty()));
+        }
+        return results;
+    }
+
+    /** Each encoding's label probabilities, [tokens, labels] row-major: softmax of the logits per token. */
+    private float[][] probabilities(List<Encoding> encodings) {
+        int n = labels.count();
+        float[][] out = new float[encodings.size()][];
+        Integer[] order = new Integer[encodings.size()];
+        Arrays.setAll(order, i -> i);
+        Arrays.sort(order, Comparator.comparingInt(i -> encodings.get(i).length()));
+        for (int from = 0; from < order.length; ) {
+            int to = from + 1;
+            while (to < order.length && (to - from + 1) * encodings.get(order[to]).length() <= EmbeddingOptions.BATCH_TOKENS) {
+                to++;
+            }
+            List<Integer> members = Arrays.asList(order).subList(from, to);
+            Batch batch = Batch.of(members.stream().map(i -> encodings.get(i).ids()).toList(),
+                    members.stream().map(i -> encodings.get(i).typeIds()).toList(), tokenizer.padTokenId());
+            int[] rows = new int[members.stream().mapToInt(i -> encodings.get(i).length()).sum()];
+            int r = 0;
+            for (int b = 0; b < members.size(); b++) {
+                for (int p = 0; p < encodings.get(members.get(b)).length(); p++) {
+                    rows[r++] = b * batch.length() + p;
+                }
+            }
+            float[] logits = model.forward(batch, BertModel.Request.lastHiddenState().withHead(HeadKind.TOKEN_CLASSIFIER, rows),
+                    o -> o.heads().get(HeadKind.TOKEN_CLASSIFIER));
+            int at = 0;
+            for (int i : members) {
+                int length = encodings.get(i).length();
+                float[] p = new float[length * n];
+                for (int k = 0; k < length; k++) {
+                    float[] s = TextClassifier.Function.SOFTMAX.apply(logits, (at + k) * n, n);
+                    System.arraycopy(s, 0, p, k * n, n);
+                }
+                out[i] = p;
+                at += length;
+            }
+            from = to;
+        }
+        return out;
+    }
+
+    /**
+     * The text's tokens but special ones, each with its probabilities, its span and whether it continues
+     * a word: with a continuing-subword prefix ("##") when the token is spelled longer or shorter than its
+     * span, else (byte-level BPE, Unigram) when no space or text start comes before it, as the pipeline decides.
+     */
+    private List<Token> tokens(String text, Encoding e, float[] probabilities) {
+        int n = labels.count();
+        boolean prefixed = tokenizer.continuingSubwordPrefix() != null;
+        List<Token> tokens = new ArrayList<>();
+        for (int i = 0; i < e.length(); i++) {
+            if (e.specialTokensMask()[i] == 1) {
+                continue;
+            }
+            String word = e.tokens().get(i);
+            int start = e.starts()[i];
+            int end = e.ends()[i];
+            String ref = text.substring(start, end);
+            boolean subword;
+            if (prefixed) {
+                subword = word.codePointCount(0, word.length()) != ref.codePointCount(0, ref.length());
+            } else {
+                subword = start > 0 && !text.substring(start - 1, Math.min(text.length(), start + 1)).contains(" ");
+            }
+            if (e.ids()[i] == tokenizer.unkTokenId()) {
+                word = ref;
+                subword = false;
+            }
+            tokens.add(new Token(word, Arrays.copyOfRange(probabilities, i * n, (i + 1) * n), text.codePointCount(0, start),
+                    text.codePointCount(0, end), i, subword));
+        }
+        return tokens;
+    }
+
+    /** A token with its most probable label. */
+    private Labelled label(Token t) {
+        int best = argmax(t.scores());
+        return new Labelled(labels.names().get(best), t.scores()[best], t.index(), t.word(), t.start(), t.end());
+    }
+
+    /** Tokens merged into words (a word and the subwords after it), each labelled by {@code aggregation}. */
+    private List<Labelled> words(List<Token> tokens, Aggregation aggregation) {
+        List<Labelled> words = new ArrayList<>();
+        List<Token> word = new ArrayList<>();
+        for (Token t : tokens) {
+            if (!word.isEmpty() && !t.subword()) {
+                words.add(word(word, aggregation));
+                word = new ArrayList<>();
+            }
+            word.add(t);
+        }
+        if (!word.isEmpty()) {
+            words.add(word(word, aggregation));
+        }
+        return words;
+    }
+
+    private Labelled word(List<Token> tokens, Aggregation aggregation) {
+        float[] scores = switch (aggregation) {
+            case FIRST -> tokens.getFirst().scores();
+            case MAX -> surest(tokens).scores();
+            case AVERAGE -> mean(tokens);
+            default -> throw new IllegalStateException(aggregation.name());
+        };
+        int best = argmax(scores);
+        String text = tokenizer.tokensToText(tokens.stream().map(Token::word).toList());
+        return new Labelled(labels.names().get(best), scores[best], -1, text, tokens.getFirst().start(), tokens.getLast().end());
+    }
+
+    /**
+     * Labelled tokens or words grouped into entities: one continues the group before it when it has the
+     * same tag and is not a B-; the group's label loses its prefix, its score is the mean.
+     */
+    private List<Entity> group(List<Labelled> labelled) {
+        List<Entity> groups = new ArrayList<>();
+        List<Labelled> group = new ArrayList<>();
+        for (Labelled l : labelled) {
+            if (!group.isEmpty()) {
+                String[] tag = tag(l.entity());
+                String[] last = tag(group.getLast().entity());
+                if (!(tag[1].equals(last[1]) && !tag[0].equals("B"))) {
+                    groups.add(entity(group));
+                    group = new ArrayList<>();
+                }
+            }
+            group.add(l);
+        }
+        if (!group.isEmpty()) {
+            groups.add(entity(group));
+        }
+        return groups;
+    }
+
+    private Entity entity(List<Labelled> group) {
+        String label = group.getFirst().entity();
+        int dash = label.indexOf('-');
+        float sum = 0;
+        for (Labelled l : group) {
+            sum += l.score();
+        }
+        String word = tokenizer.tokensToText(group.stream().map(Labelled::word).toList());
+        return new Entity(dash < 0 ? label : label.substring(dash + 1), sum / group.size(), -1, word, group.getFirst().start(),
+                group.getLast().end());
+    }
+
+    /** The pipeline's get_tag: "B-X" is (B, X), "I-X" (I, X), anything else (I, itself). */
+    private static String[] tag(String label) {
+        if (label.startsWith("B-")) {
+            return new String[] {"B", label.substring(2)};
+        }
+        if (label.startsWith("I-")) {
+            return new String[] {"I", label.substring(2)};
+        }
+        return new String[] {"I", label};
+    }
+
+    /** The token whose best probability is highest, the first of equals (as Python's max). */
+    private static Token surest(List<Token> tokens) {
+        Token best = tokens.getFirst();
+        for (Token t : tokens) {
+            if (max(t.scores()) > max(best.scores())) {
+                best = t;
+            }
+        }
+        return best;
+    }
+
+    private static float[] mean(List<Token> tokens) {
+        int n = tokens.getFirst().scores().length;
+        float[] m = new float[n];
+        for (int j = 0; j < n; j++) {
+            float sum = 0;
+            for (Token t : tokens) {
+                sum += t.scores()[j];
+            }
+            m[j] = sum / tokens.size();
+        }
+        return m;
+    }
+
+    private static int argmax(float[] v) {
+        int best = 0;
+        for (int i = 1; i < v.length; i++) {
+            if (v[i] > v[best]) {
+                best = i;
+            }
+        }
+        return best;
+    }
+
+    private static float max(float[] v) {
+        return v[argmax(v)];
+    }
+}

@@ -1,0 +1,120 @@
+package org.vectorbert.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.vectorbert.server.ServerTest.JSON;
+import static org.vectorbert.server.ServerTest.get;
+import static org.vectorbert.server.ServerTest.post;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.vectorbert.engine.Embeddings;
+import org.vectorbert.engine.Reranker;
+import org.vectorbert.engine.TextClassifier;
+import org.vectorbert.loader.testing.TinyTaskModels;
+
+/** TEI's /rerank and /predict over HTTP (java.net.http against the running Jetty server), answered as the library answers. */
+class TaskRoutesTest {
+    static Path work;
+    static EmbeddingServer reranking;
+    static EmbeddingServer classifying;
+    static Reranker reranker;
+    static TextClassifier classifier;
+
+    @BeforeAll
+    static void start() throws IOException {
+        work = Files.createTempDirectory("task-routes");
+        Path rerankModel = TinyTaskModels.sequenceClassifier(work.resolve("reranker"), List.of("LABEL_0"), "");
+        Path classifierModel = TinyTaskModels.sequenceClassifier(work.resolve("classifier"), List.of("NEG", "NEU", "POS"), "");
+        reranker = Reranker.load(rerankModel.toString());
+        classifier = TextClassifier.load(classifierModel.toString());
+        reranking = EmbeddingServer.start(ServerOptions.defaults().withPort(0));
+        reranking.ready(Models.of("reranker", Embeddings.load(rerankModel.toString())));
+        classifying = EmbeddingServer.start(ServerOptions.defaults().withPort(0));
+        classifying.ready(Models.of("classifier", Embeddings.load(classifierModel.toString())));
+    }
+
+    @AfterAll
+    static void stop() throws IOException {
+        reranking.stop();
+        classifying.stop();
+        try (var files = Files.walk(work)) {
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+
+    @Test
+    void rerankAnswersTeisShapeBestFirst() throws Exception {
+        List<String> texts = List.of("paris is the capital of france .", "bananas are yellow .", "berlin is in germany .");
+        HttpResponse<String> r = post(reranking, "rerank", "{\"query\": \"capital of france\", \"texts\": "
+                + JSON.writeValueAsString(texts) + ", \"return_text\": true}");
+        assertEquals(200, r.statusCode(), r.body());
+        JsonNode ranked = JSON.readTree(r.body());
+        List<Reranker.Score> want = reranker.rank("capital of france", texts, false, 3);
+        assertEquals(3, ranked.size());
+        for (int k = 0; k < 3; k++) {
+            assertEquals(want.get(k).index(), ranked.get(k).get("index").asInt());
+            assertEquals(want.get(k).score(), ranked.get(k).get("score").floatValue(), 1e-6);
+            assertEquals(texts.get(want.get(k).index()), ranked.get(k).get("text").asText());
+        }
+        JsonNode raw = JSON.readTree(post(reranking, "rerank", "{\"query\": \"capital of france\", \"texts\": "
+                + JSON.writeValueAsString(texts) + ", \"raw_scores\": true}").body());
+        float[] logits = reranker.scores("capital of france", texts, true);
+        assertEquals(logits[raw.get(0).get("index").asInt()], raw.get(0).get("score").floatValue(), 1e-6);
+        assertTrue(!raw.get(0).has("text"));
+
+        JsonNode info = JSON.readTree(get(reranking, "info").body());
+        assertEquals("LABEL_0", info.get("model_type").get("reranker").get("id2label").get("0").asText());
+    }
+
+    @Test
+    void predictAnswersEveryLabelForATextAPairAndABatch() throws Exception {
+        JsonNode one = JSON.readTree(post(classifying, "predict", "{\"inputs\": \"who wrote hamlet ?\"}").body());
+        List<TextClassifier.Label> want = classifier.classify("who wrote hamlet ?");
+        assertEquals(3, one.size());
+        for (int k = 0; k < 3; k++) {
+            assertEquals(want.get(k).label(), one.get(k).get("label").asText());
+            assertEquals(want.get(k).score(), one.get(k).get("score").floatValue(), 1e-6);
+        }
+        JsonNode batch = JSON.readTree(post(classifying, "predict",
+                "{\"inputs\": [[\"who wrote hamlet ?\"], [\"paris\", \"the capital of france\"]], \"raw_scores\": true}").body());
+        assertEquals(2, batch.size());
+        float[] logits = classifier.logits(List.of("paris"), List.of("the capital of france"), false);
+        JsonNode pair = batch.get(1);
+        for (int k = 0; k < 3; k++) {
+            int id = classifier.labels().id(pair.get(k).get("label").asText());
+            assertEquals(logits[id], pair.get(k).get("score").floatValue(), 1e-5);
+        }
+        JsonNode info = JSON.readTree(get(classifying, "info").body());
+        assertEquals(2, info.get("model_type").get("classifier").get("label2id").get("POS").asInt());
+    }
+
+    @Test
+    void badRequestsGetTeisErrors() throws Exception {
+        assertError(post(classifying, "rerank", "{\"query\": \"q\", \"texts\": [\"a\"]}"), 424, "Backend", "model is not a re-ranker model");
+        assertError(post(reranking, "rerank", "{\"query\": \"q\", \"texts\": []}"), 400, "Empty", "`texts` cannot be empty");
+        assertError(post(reranking, "rerank", "{\"texts\": [\"a\"]}"), 422, "Validation", "`query` is missing");
+        assertError(post(reranking, "predict", "{\"inputs\": [[\"a\", \"b\", \"c\"]]}"), 422, "Validation", "must be a text or a pair");
+        assertError(post(classifying, "predict", "{\"inputs\": 3}"), 422, "Validation", "`inputs` must be a text");
+        String longText = "the capital of france ".repeat(20);
+        assertError(post(reranking, "rerank", "{\"query\": \"q\", \"texts\": [\"" + longText + "\"], \"truncate\": false}"), 422,
+                "Validation", "longer than the model's 32");
+        assertEquals(200, post(reranking, "rerank", "{\"query\": \"q\", \"texts\": [\"" + longText + "\"], \"truncate\": true}").statusCode());
+        String many = JSON.writeValueAsString(java.util.Collections.nCopies(10_000, "a"));
+        assertError(post(reranking, "rerank", "{\"query\": \"q\", \"texts\": " + many + "}"), 422, "Validation", "batch size");
+    }
+
+    private static void assertError(HttpResponse<String> r, int status, String type, String message) throws IOException {
+        assertEquals(status, r.statusCode(), r.body());
+        JsonNode body = JSON.readTree(r.body());
+        assertEquals(type, body.get("error_type").asText(), r.body());
+        assertTrue(body.get("error").asText().contains(message), r.body());
+    }
+}
