@@ -70,6 +70,11 @@ public final class BertCheckpoint implements AutoCloseable {
             files.forEach(SafetensorsFile::close);
             throw e;
         }
+        String both = family.ambiguousPrefix(tensors.keySet());
+        if (both != null) {
+            files.forEach(SafetensorsFile::close);
+            throw new LoaderException(directory + ": " + both);
+        }
         return new BertCheckpoint(directory, family, config, configJson, List.copyOf(files), Collections.unmodifiableMap(tensors));
     }
 

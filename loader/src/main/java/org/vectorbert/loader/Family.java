@@ -106,6 +106,20 @@ public record Family(String name, List<String> modelTypes, String prefix, List<R
         return name.substring(1, name.length() - 1);
     }
 
+    /**
+     * Why a checkpoint's names are ambiguous, or null: its encoder's weights both with the prefix and
+     * without ({@code roberta.embeddings...} and {@code embeddings...}), so which is the encoder is a guess.
+     */
+    String ambiguousPrefix(java.util.Collection<String> names) {
+        String word = rename("bert.embeddings.word_embeddings.weight");
+        String bare = word.substring(prefix.length() + 1);
+        if (names.contains(word) && names.contains(bare)) {
+            return "the weights hold the encoder twice, with the '" + prefix + ".' prefix and without (" + word + " and " + bare
+                    + "): keep one";
+        }
+        return null;
+    }
+
     /** Matches a checkpoint name of one encoder layer, group 1 its number (with or without the prefix). */
     Pattern layerPattern() {
         return Pattern.compile("(?:" + Pattern.quote(prefix + ".") + ")?" + Pattern.quote(layers + ".") + "(\\d{1,6})\\.");

@@ -73,4 +73,14 @@ class FamilyTest {
         assertEquals("electra.embeddings_project.weight", ElectraFamily.FAMILY.rename("bert.embeddings_project.weight"));
         assertEquals(List.of("bert.pooler.dense.weight", "pooler.dense.weight"), BertFamily.FAMILY.spellings("bert.pooler.dense.weight"));
     }
+
+    @Test
+    void aCheckpointWithTheEncoderUnderTwoPrefixesIsRefused() throws IOException {
+        Path model = org.vectorbert.loader.testing.TinyCheckpoints.write(dir.resolve("two"), java.util.Map.of(
+                "bert.embeddings.word_embeddings.weight", new long[] {10, 4},
+                "embeddings.word_embeddings.weight", new long[] {10, 4}), "");
+        var e = assertThrows(LoaderException.class, () -> BertCheckpoint.open(model));
+        assertEquals(model + ": the weights hold the encoder twice, with the 'bert.' prefix and without "
+                + "(bert.embeddings.word_embeddings.weight and embeddings.word_embeddings.weight): keep one", e.getMessage());
+    }
 }
