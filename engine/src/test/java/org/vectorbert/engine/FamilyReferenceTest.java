@@ -112,6 +112,47 @@ class FamilyReferenceTest {
         }
     }
 
+    /**
+     * Embeddings for every family: mean pooling of the single case through each family's tokenizer is the
+     * mean of the reference's last hidden state over the text's tokens, and CLS pooling its first row.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"distilbert-mlm", "electra-generator-mlm", "roberta-mlm", "camembert-mlm"})
+    void embeddingsPoolTheReferenceHiddenStates(String name, @org.junit.jupiter.api.io.TempDir Path dir) throws IOException {
+        Path weights = resource(name);
+        for (String f : List.of("config.json", "model.safetensors")) {
+            java.nio.file.Files.copy(weights.resolve(f), dir.resolve(f));
+        }
+        int vocab = model(weights).config().vocabSize();
+        String tokenizer = name.startsWith("roberta") ? NumberedTokenizer.roberta(vocab, 0, 2)
+                : name.startsWith("camembert") ? NumberedTokenizer.roberta(vocab, 5, 6) : NumberedTokenizer.bert(vocab);
+        java.nio.file.Files.writeString(dir.resolve("tokenizer.json"), tokenizer);
+        JsonNode single = new ObjectMapper().readTree(weights.resolve("inputs.json").toFile()).get(2);
+        int[] ids = ints(single.get("input_ids").get(0), single.get("input_ids").get(0).size());
+        String text = NumberedTokenizer.text(java.util.Arrays.copyOfRange(ids, 1, ids.length - 1), java.util.Map.of());
+        float[] hidden;
+        try (SafetensorsFile expected = SafetensorsFile.open(weights.resolve("expected.safetensors"))) {
+            hidden = expected.tensor("case2.last_hidden_state").toFloatArray();
+        }
+        int h = hidden.length / ids.length;
+        Embeddings mean = Embeddings.load(dir.toString(), EmbeddingOptions.defaults().withPooling(Pooling.MEAN).withNormalize(false));
+        Embeddings cls = Embeddings.load(dir.toString(), EmbeddingOptions.defaults().withPooling(Pooling.CLS).withNormalize(false));
+        float[] m = mean.embed(List.of(text)).getFirst();
+        float[] c = cls.embed(List.of(text)).getFirst();
+        for (int d = 0; d < h; d++) {
+            double sum = 0;
+            for (int t = 0; t < ids.length; t++) {
+                sum += hidden[t * h + d];
+            }
+            assertEquals(sum / ids.length, m[d], 1e-4, name + " mean, dimension " + d);
+            assertEquals(hidden[d], c[d], 1e-4, name + " cls, dimension " + d);
+        }
+    }
+
+    private static BertModel model(Path dir) {
+        return BertModel.load(dir);
+    }
+
     static Path resource(String name) {
         try {
             return Path.of(FamilyReferenceTest.class.getResource("/families/" + name).toURI());
