@@ -60,13 +60,16 @@ def read_safetensors(path):
     return tensors
 
 
-def write_safetensors(path, tensors, metadata=None):
+def write_safetensors(path, tensors, metadata=None, dtype='F32', sort=False):
+    """safetensors of float tensors ('F32' or 'F16'), in the given order or sorted by name; returns the data size."""
+    numpy_type = {'F32': '<f4', 'F16': '<f2'}[dtype]
     header, offset, blobs = {}, 0, []
     if metadata is not None:
         header['__metadata__'] = metadata
-    for name, t in tensors.items():
-        b = np.ascontiguousarray(t.detach().numpy().astype('<f4')).tobytes()
-        header[name] = {'dtype': 'F32', 'shape': list(t.shape), 'data_offsets': [offset, offset + len(b)]}
+    for name in (sorted(tensors) if sort else tensors):
+        t = tensors[name]
+        b = np.ascontiguousarray(t.detach().numpy().astype(numpy_type)).tobytes()
+        header[name] = {'dtype': dtype, 'shape': list(t.shape), 'data_offsets': [offset, offset + len(b)]}
         offset += len(b)
         blobs.append(b)
     text = json.dumps(header, separators=(',', ':')).encode()
@@ -76,6 +79,7 @@ def write_safetensors(path, tensors, metadata=None):
         f.write(text)
         for b in blobs:
             f.write(b)
+    return offset
 
 
 def activation(name):

@@ -146,14 +146,15 @@ public final class TextClassifier {
     }
 
     /**
-     * For each text (or pair, when {@code pairs} is not null), the {@code topK} best labels, best first.
+     * For each text (or pair, when {@code pairs} is not null), the {@code topK} best labels, best first
+     * (all of them when there are fewer; none for 0, as the pipeline gives).
      *
      * @param function how logits become scores
      * @param truncate whether inputs longer than {@link #maxTokens()} are cut (longest first), else refused
      */
     public List<Result> classify(List<String> texts, List<String> pairs, Function function, int topK, boolean truncate) {
-        if (topK <= 0) {
-            throw new EngineException("top_k must be positive, was " + topK);
+        if (topK < 0) {
+            throw new EngineException("top_k must not be negative, was " + topK);
         }
         Logits logits = run(texts, pairs, truncate);
         int n = labels.count();
