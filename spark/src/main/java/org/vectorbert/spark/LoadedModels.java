@@ -1,5 +1,6 @@
 package org.vectorbert.spark;
 
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -11,13 +12,15 @@ import org.apache.spark.TaskContext;
 import org.vectorbert.common.VectorbertException;
 import org.vectorbert.engine.Embeddings;
 import org.vectorbert.engine.Parallel;
+import org.vectorbert.engine.Precision;
 
 /**
- * The models an executor JVM has loaded, one per settings, shared by every task and thread in it:
+ * The models an executor JVM has loaded (embeddings, classifiers), one per settings, shared by every task and thread in it:
  * tasks that start at once wait for the first to load it instead of each loading its own copy.
  */
 final class LoadedModels {
     private static final Map<EmbedSettings, Embeddings> LOADED = new ConcurrentHashMap<>();
+    private static final Map<List<String>, org.vectorbert.engine.TextClassifier> CLASSIFIERS = new ConcurrentHashMap<>();
     /** Models loaded by this JVM so far, for tests. */
     static final AtomicInteger LOADS = new AtomicInteger();
 
@@ -28,14 +31,31 @@ final class LoadedModels {
         return LOADED.computeIfAbsent(settings, LoadedModels::load);
     }
 
+    /** The text classifier of {@code model} (null: the default model) at {@code precision}, loaded once per JVM. */
+    static org.vectorbert.engine.TextClassifier classifier(String model, String precision) {
+        useTaskCores();
+        return CLASSIFIERS.computeIfAbsent(java.util.Arrays.asList(model, precision), key -> {
+            LOADS.incrementAndGet();
+            try {
+                return org.vectorbert.engine.TextClassifier.load(shipped(model), Precision.parse(precision));
+            } catch (VectorbertException e) {
+                throw failed(model, e);
+            }
+        });
+    }
+
+    private static VectorbertSparkException failed(String model, VectorbertException e) {
+        String host = TaskContext.get() == null ? "this JVM" : "executor " + SparkEnv.get().executorId();
+        return new VectorbertSparkException("the model '" + (model == null ? "bert-base-uncased (default)" : model)
+                + "' (param model) cannot be loaded on " + host + ": " + e.getMessage(), e);
+    }
+
     private static Embeddings load(EmbedSettings s) {
         LOADS.incrementAndGet();
         try {
             return Embeddings.load(shipped(s.model()), s.options());
         } catch (VectorbertException e) {
-            String host = TaskContext.get() == null ? "this JVM" : "executor " + SparkEnv.get().executorId();
-            throw new VectorbertSparkException("the model '" + (s.model() == null ? "bert-base-uncased (default)" : s.model())
-                    + "' (param model) cannot be loaded on " + host + ": " + e.getMessage(), e);
+            throw failed(s.model(), e);
         }
     }
 

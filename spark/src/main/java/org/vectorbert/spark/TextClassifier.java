@@ -1,0 +1,241 @@
+package org.vectorbert.spark;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import org.apache.spark.api.java.function.MapPartitionsFunction;
+import org.apache.spark.ml.Transformer;
+import org.apache.spark.ml.param.BooleanParam;
+import org.apache.spark.ml.param.IntParam;
+import org.apache.spark.ml.param.Param;
+import org.apache.spark.ml.param.ParamMap;
+import org.apache.spark.ml.util.DefaultParamsReadable;
+import org.apache.spark.ml.util.DefaultParamsWritable;
+import org.apache.spark.ml.util.Identifiable$;
+import org.apache.spark.ml.util.MLReader;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Encoders;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.Metadata;
+import org.apache.spark.sql.types.StructType;
+import org.vectorbert.common.VectorbertException;
+import org.vectorbert.engine.Precision;
+
+/**
+ * A Spark ML {@link Transformer} that labels a text column with a sequence-classification model,
+ * as the library's {@code TextClassifier} (transformers' text-classification pipeline) does: a label
+ * column (the best label) and a score column. With {@link #pairCol} each row's two texts are
+ * classified as a pair, which scores query-passage pairs with a cross-encoder reranker (one label:
+ * the sigmoid of its logit, or the logit with {@code functionToApply} "none"). A null text gives a
+ * null label and score. Models load once per executor JVM and rows are grouped by length into
+ * forward passes, as {@link TextEmbedder} does.
+ */
+public final class TextClassifier extends Transformer implements DefaultParamsWritable {
+    private static final long serialVersionUID = 1L;
+
+    private final String uid;
+    private final Param<String> inputCol;
+    private final Param<String> pairCol;
+    private final Param<String> labelCol;
+    private final Param<String> scoreCol;
+    private final Param<String> model;
+    private final Param<String> functionToApply;
+    private final BooleanParam truncate;
+    private final Param<String> precision;
+    private final IntParam rowsPerBatch;
+
+    public TextClassifier() {
+        this(Identifiable$.MODULE$.randomUID("vectorbert-classifier"));
+    }
+
+    /** Spark ML's persistence makes one with the saved uid. */
+    public TextClassifier(String uid) {
+        this.uid = uid;
+        inputCol = new Param<>(this, "inputCol", "the text column (string)");
+        pairCol = new Param<>(this, "pairCol", "a second text column: each row classified as the pair (inputCol, pairCol)");
+        labelCol = new Param<>(this, "labelCol", "the label column added (string)");
+        scoreCol = new Param<>(this, "scoreCol", "the score column added (float)");
+        model = new Param<>(this, "model", "a sequence-classification model, as vectorbert's --model names it");
+        functionToApply = new Param<>(this, "functionToApply", "softmax, sigmoid or none (unset: as the pipeline picks it)");
+        truncate = new BooleanParam(this, "truncate", "cut inputs longer than the model takes (longest first), else fail");
+        precision = new Param<>(this, "precision", "f32 (exact) or bf16 (weight matrices at half the bytes)");
+        rowsPerBatch = new IntParam(this, "rowsPerBatch", "rows of a partition read at a time and grouped by length");
+        setDefault(inputCol, "text");
+        setDefault(labelCol, "label");
+        setDefault(scoreCol, "score");
+        setDefault(truncate, false);
+        setDefault(precision, "f32");
+        setDefault(rowsPerBatch, 2048);
+    }
+
+    public static MLReader<TextClassifier> read() {
+        return new DefaultParamsReadable<TextClassifier>() {}.read();
+    }
+
+    public static TextClassifier load(String path) {
+        return read().load(path);
+    }
+
+    @Override
+    public String uid() {
+        return uid;
+    }
+
+    // Spark ML finds a stage's params through public methods like these.
+    public Param<String> inputCol() { return inputCol; }
+    public Param<String> pairCol() { return pairCol; }
+    public Param<String> labelCol() { return labelCol; }
+    public Param<String> scoreCol() { return scoreCol; }
+    public Param<String> model() { return model; }
+    public Param<String> functionToApply() { return functionToApply; }
+    public BooleanParam truncate() { return truncate; }
+    public Param<String> precision() { return precision; }
+    public IntParam rowsPerBatch() { return rowsPerBatch; }
+
+    public TextClassifier setInputCol(String v) { set(inputCol, v); return this; }
+    public TextClassifier setPairCol(String v) { set(pairCol, v); return this; }
+    public TextClassifier setLabelCol(String v) { set(labelCol, v); return this; }
+    public TextClassifier setScoreCol(String v) { set(scoreCol, v); return this; }
+    public TextClassifier setModel(String v) { set(model, v); return this; }
+    public TextClassifier setFunctionToApply(String v) { set(functionToApply, v); return this; }
+    public TextClassifier setTruncate(boolean v) { set(truncate, v); return this; }
+    public TextClassifier setPrecision(String v) { set(precision, v); return this; }
+    public TextClassifier setRowsPerBatch(int v) { set(rowsPerBatch, v); return this; }
+
+    @Override
+    public StructType transformSchema(StructType schema) {
+        List<String> fields = Arrays.asList(schema.fieldNames());
+        for (Param<String> p : isSet(pairCol) ? List.of(inputCol, pairCol) : List.of(inputCol)) {
+            String col = $(p);
+            if (!fields.contains(col)) {
+                throw new VectorbertSparkException("column '" + col + "' (param " + p.name() + ") is not in the data: it has "
+                        + String.join(", ", schema.fieldNames()));
+            }
+            if (!schema.apply(col).dataType().equals(DataTypes.StringType)) {
+                throw new VectorbertSparkException("column '" + col + "' (param " + p.name() + ") is "
+                        + schema.apply(col).dataType().simpleString() + ", not string");
+            }
+        }
+        for (Param<String> p : List.of(labelCol, scoreCol)) {
+            if (fields.contains($(p))) {
+                throw new VectorbertSparkException("output column '" + $(p) + "' (param " + p.name() + ") is already in the data");
+            }
+        }
+        return schema.add($(labelCol), DataTypes.StringType, true, Metadata.empty()).add($(scoreCol), DataTypes.FloatType, true, Metadata.empty());
+    }
+
+    @Override
+    public Dataset<Row> transform(Dataset<?> dataset) {
+        StructType schema = transformSchema(dataset.schema());
+        if (!isSet(model) || $(model).isBlank()) {
+            throw new VectorbertSparkException("param model is not set: give a sequence-classification model");
+        }
+        try {
+            Precision.parse($(precision));
+            if (isSet(functionToApply)) {
+                org.vectorbert.engine.TextClassifier.Function.parse($(functionToApply));
+            }
+        } catch (VectorbertException e) {
+            throw new VectorbertSparkException(e.getMessage());
+        }
+        String m = $(model);
+        String p = $(precision);
+        String function = isSet(functionToApply) ? $(functionToApply) : null;
+        boolean cut = (Boolean) $(truncate);
+        int text = dataset.schema().fieldIndex($(inputCol));
+        int pair = isSet(pairCol) ? dataset.schema().fieldIndex($(pairCol)) : -1;
+        int rows = (Integer) $(rowsPerBatch);
+        if (rows <= 0) {
+            throw new VectorbertSparkException("param rowsPerBatch must be positive");
+        }
+        return dataset.toDF().mapPartitions((MapPartitionsFunction<Row, Row>) partition ->
+                new Classified(partition, m, p, function, cut, text, pair, rows), Encoders.row(schema));
+    }
+
+    @Override
+    public TextClassifier copy(ParamMap extra) {
+        return defaultCopy(extra);
+    }
+
+    /** A partition's rows with their label and score appended, a batch of rows at a time. */
+    private static final class Classified implements Iterator<Row> {
+        private final Iterator<Row> rows;
+        private final String model;
+        private final String precision;
+        private final String function;
+        private final boolean truncate;
+        private final int text;
+        private final int pair;
+        private final int batch;
+        private Iterator<Row> ready = java.util.Collections.emptyIterator();
+
+        Classified(Iterator<Row> rows, String model, String precision, String function, boolean truncate, int text, int pair, int batch) {
+            this.rows = rows;
+            this.model = model;
+            this.precision = precision;
+            this.function = function;
+            this.truncate = truncate;
+            this.text = text;
+            this.pair = pair;
+            this.batch = batch;
+        }
+
+        @Override
+        public boolean hasNext() {
+            if (!ready.hasNext() && rows.hasNext()) {
+                ready = next(batch).iterator();
+            }
+            return ready.hasNext();
+        }
+
+        @Override
+        public Row next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
+            }
+            return ready.next();
+        }
+
+        private List<Row> next(int count) {
+            List<Row> in = new ArrayList<>(count);
+            List<String> firsts = new ArrayList<>(count);
+            List<String> seconds = new ArrayList<>(count);
+            while (in.size() < count && rows.hasNext()) {
+                Row r = rows.next();
+                in.add(r);
+                if (!missing(r)) {
+                    firsts.add(r.getString(text));
+                    seconds.add(pair < 0 ? null : r.getString(pair));
+                }
+            }
+            org.vectorbert.engine.TextClassifier classifier = LoadedModels.classifier(model, precision);
+            org.vectorbert.engine.TextClassifier.Function f = function == null
+                    ? org.vectorbert.engine.TextClassifier.Function.defaultFor(classifier.labels())
+                    : org.vectorbert.engine.TextClassifier.Function.parse(function);
+            Iterator<org.vectorbert.engine.TextClassifier.Result> results = classifier.classify(firsts, pair < 0 ? null : seconds, f, 1,
+                    truncate).iterator();
+            List<Row> out = new ArrayList<>(in.size());
+            for (Row r : in) {
+                Object[] values = new Object[r.length() + 2];
+                for (int i = 0; i < r.length(); i++) {
+                    values[i] = r.get(i);
+                }
+                if (!missing(r)) {
+                    var best = results.next().labels().getFirst();
+                    values[r.length()] = best.label();
+                    values[r.length() + 1] = best.score();
+                }
+                out.add(RowFactory.create(values));
+            }
+            return out;
+        }
+
+        private boolean missing(Row r) {
+            return r.isNullAt(text) || pair >= 0 && r.isNullAt(pair);
+        }
+    }
+}
