@@ -244,12 +244,18 @@ final class Routes {
         boolean raw = Boolean.TRUE.equals(Json.bool(body, "raw_scores"));
         boolean returnText = Boolean.TRUE.equals(Json.bool(body, "return_text"));
         boolean truncate = truncateRight(body);
-        List<Reranker.Score> ranked = Embedder.await(batcher.call(() -> reranker.rank(query, texts, raw, texts.size(), truncate)));
+        float[] scores = Embedder.await(batcher.call(() -> reranker.scores(query, texts, raw, truncate)));
+        // TEI sorts ascending, stably, then reverses: equal scores (identical texts) come last index first.
+        List<Integer> order = new ArrayList<>();
+        for (int i = texts.size() - 1; i >= 0; i--) {
+            order.add(i);
+        }
+        order.sort((a, b) -> Float.compare(scores[b], scores[a]));
         ArrayNode out = Json.MAPPER.createArrayNode();
-        for (Reranker.Score r : ranked) {
-            ObjectNode item = out.addObject().put("index", r.index()).put("score", r.score());
+        for (int i : order) {
+            ObjectNode item = out.addObject().put("index", i).put("score", scores[i]);
             if (returnText) {
-                item.put("text", texts.get(r.index()));
+                item.put("text", texts.get(i));
             }
         }
         return out;

@@ -70,6 +70,16 @@ class TaskRoutesTest {
         assertEquals(logits[raw.get(0).get("index").asInt()], raw.get(0).get("score").floatValue(), 1e-6);
         assertTrue(!raw.get(0).has("text"));
 
+        // Identical texts score alike; TEI lists them last index first.
+        JsonNode ties = JSON.readTree(post(reranking, "rerank", "{\"query\": \"q\", \"texts\": [\"a\", \"b\", \"a\"]}").body());
+        int first = -1;
+        for (JsonNode t : ties) {
+            if (t.get("index").asInt() != 1) {
+                first = first < 0 ? t.get("index").asInt() : first;
+            }
+        }
+        assertEquals(2, first, ties.toString());
+
         JsonNode info = JSON.readTree(get(reranking, "info").body());
         assertEquals("LABEL_0", info.get("model_type").get("reranker").get("id2label").get("0").asText());
     }
