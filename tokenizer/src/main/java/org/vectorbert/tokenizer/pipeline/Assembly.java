@@ -73,9 +73,7 @@ final class Assembly {
         }
         Tokens out = new Tokens(n);
         for (Tokens part : parts) {
-            for (int i = 0; i < part.size; i++) {
-                out.addFrom(part, i);
-            }
+            out.addAll(part);
         }
         return out;
     }

@@ -65,31 +65,25 @@ public final class PipelineTokenizer implements Tokenizer {
      * 7 keeps 13 tokens).
      */
     Tokens tokens(String text, int sequence, int limit, EncodeOptions.Side side) {
-        Tokens out = new Tokens();
-        List<Integer> wordStarts = new ArrayList<>();
-        BitSet addedWords = new BitSet();
-        boolean right = side == EncodeOptions.Side.RIGHT;
+        TokenSink sink = new TokenSink(limit, side == EncodeOptions.Side.RIGHT);
+        Tokens out = sink.out;
         BertFastPath.Word word = fast == null ? null : new BertFastPath.Word();
         if (fast != null && added.noRawTokenIn(text) && BertFastPath.isAscii(text, 0, text.length())) {
             // The common case, one ASCII piece and no added token: no Normalized at all.
             for (int pos = 0; pos >= 0; ) {
                 int before = out.size;
                 pos = fast.next(text, pos, text.length(), word, out);
-                if (pos >= 0) {
-                    wordStarts.add(before);
-                    if (right && out.size >= limit) {
-                        break;
-                    }
+                if (pos >= 0 && sink.word(before)) {
+                    break;
                 }
             }
-            return finish(out, wordStarts, addedWords, sequence, limit, right);
+            return sink.finish(sequence);
         }
         segments:
         for (AddedVocabulary.Segment s : fast != null ? added.splitRaw(text) : added.split(text, stages.normalizer())) {
             if (s.id() >= 0) {
                 Normalized p = s.piece();
-                addedWords.set(wordStarts.size());
-                wordStarts.add(out.size);
+                sink.added(out.size);
                 out.add(s.id(), s.value(), p.originalStartOf(0, p.length()), p.originalEndOf(0, p.length()), 0, 0, 0);
                 continue;
             }
@@ -105,11 +99,8 @@ public final class PipelineTokenizer implements Tokenizer {
                     for (int pos = from; pos >= 0; ) {
                         int before = out.size;
                         pos = fast.next(text, pos, to, word, out);
-                        if (pos >= 0) {
-                            wordStarts.add(before);
-                            if (right && out.size >= limit) {
-                                break segments;
-                            }
+                        if (pos >= 0 && sink.word(before)) {
+                            break segments;
                         }
                     }
                     continue;
@@ -120,31 +111,15 @@ public final class PipelineTokenizer implements Tokenizer {
                     ? List.of(piece) : stages.preTokenizer().split(piece);
             for (Normalized w : words) {
                 if (!w.isEmpty()) {
-                    wordStarts.add(out.size);
+                    int before = out.size;
                     stages.model().tokenize(w, out);
-                    if (right && out.size >= limit) {
+                    if (sink.word(before)) {
                         break segments;
                     }
                 }
             }
         }
-        return finish(out, wordStarts, addedWords, sequence, limit, right);
-    }
-
-    /** The left-side pre-cut (see {@link #tokens}) and the sequence id. */
-    private static Tokens finish(Tokens out, List<Integer> wordStarts, BitSet addedWords, int sequence, int limit,
-                                 boolean right) {
-        if (!right && out.size > limit) {
-            // The same from the end: the first word, counting back, that brings the kept tokens to limit.
-            for (int k = wordStarts.size() - 1; k > 0; k--) {
-                if (!addedWords.get(k) && out.size - wordStarts.get(k) >= limit) {
-                    out = out.range(wordStarts.get(k), out.size);
-                    break;
-                }
-            }
-        }
-        out.setSequence(sequence, sequence);
-        return out;
+        return sink.finish(sequence);
     }
 
     private Tokens tokens(String text, int sequence, EncodeOptions options) {
