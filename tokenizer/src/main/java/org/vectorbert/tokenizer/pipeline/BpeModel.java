@@ -14,12 +14,8 @@ import org.vectorbert.tokenizer.TokenizerException;
  */
 public final class BpeModel implements Model {
     private final Vocab vocab;
-    /**
-     * Words already merged, as the library's BPE keeps them (its cache holds 10,000 words too):
-     * text repeats its words, and without dropout a word always merges the same way.
-     */
-    private static final int CACHE_CAPACITY = 10_000;
-    private final java.util.concurrent.ConcurrentHashMap<String, Merged> cache = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Words already merged (their symbols' ends are exclusive: a token spans units [start, end)). */
+    private final WordCache<Merged> cache = new WordCache<>();
 
     /** A word's symbols after merging: ids and spans in the word's units. */
     private record Merged(int[] ids, int[] starts, int[] ends) {}
@@ -82,22 +78,34 @@ public final class BpeModel implements Model {
 
     @Override
     public void tokenize(Normalized word, Tokens out) {
-        String s = word.text();
-        Merged known = cache.get(s);
-        if (known != null) {
-            for (int k = 0; k < known.ids().length; k++) {
-                out.add(known.ids()[k], vocab.token(known.ids()[k]), word, known.starts()[k], known.ends()[k]);
+        tokenize(new WordChars(word.length()).set(word, 0, word.length()), out);
+    }
+
+    /** The tokens of a word (never empty), each spanning the original text its first to last units came from. */
+    void tokenize(WordChars w, Tokens out) {
+        Merged known = cache.get(w.chars, w.length);
+        if (known == null) {
+            if (ignoreMerges) {
+                String s = w.text();
+                int whole = vocab.id(s);
+                if (whole >= 0) {
+                    out.add(whole, s, w.starts[0], w.ends[w.length - 1], 0, 0, 0);
+                    return;
+                }
             }
-            return;
+            known = merge(w);
+            cache.put(w.chars, w.length, known);
         }
-        if (ignoreMerges) {
-            int whole = vocab.id(s);
-            if (whole >= 0) {
-                out.add(whole, s, word, 0, s.length());
-                return;
-            }
+        int[] ids = known.ids();
+        for (int k = 0; k < ids.length; k++) {
+            out.add(ids[k], vocab.token(ids[k]), w.starts[known.starts()[k]], w.ends[known.ends()[k] - 1], 0, 0, 0);
         }
-        int n = s.length();
+    }
+
+    /** The word's symbols, then merged; spans in the word's units. */
+    private Merged merge(WordChars w) {
+        char[] s = w.chars;
+        int n = w.length;
         // At most one symbol per UTF-16 unit, or with byte_fallback one per UTF-8 byte (at most 3 per unit).
         int capacity = (byteFallback ? 3 * n : n) + 4;
         int[] ids = new int[capacity];
@@ -107,14 +115,14 @@ public final class BpeModel implements Model {
         int unkStart = -1;
         int unkEnd = -1;
         for (int i = 0; i < n; ) {
-            int cp = s.codePointAt(i);
+            int cp = Character.codePointAt(s, i, n);
             int end = i + Character.charCount(cp);
             String sym = null;
             int id;
             if (charIds != null && cp < 0x10000) {
                 id = charIds[cp];
             } else {
-                sym = symbol(s, i, end);
+                sym = symbol(w, i, end);
                 id = vocab.id(sym);
             }
             if (id >= 0) {
@@ -123,7 +131,7 @@ public final class BpeModel implements Model {
                     unkStart = -1;
                 }
                 count = push(ids, starts, ends, count, id, i, end);
-            } else if (byteFallback && fallback(sym = sym != null ? sym : symbol(s, i, end)) != null) {
+            } else if (byteFallback && fallback(sym = sym != null ? sym : symbol(w, i, end)) != null) {
                 int[] bytes = fallback(sym);
                 for (int b : bytes) {
                     count = push(ids, starts, ends, count, b, i, end);
@@ -148,22 +156,17 @@ public final class BpeModel implements Model {
             count = push(ids, starts, ends, count, unkId, unkStart, unkEnd);
         }
         count = mergeAll(ids, starts, ends, count);
-        if (cache.size() < CACHE_CAPACITY) {
-            cache.put(s, new Merged(java.util.Arrays.copyOf(ids, count), java.util.Arrays.copyOf(starts, count),
-                    java.util.Arrays.copyOf(ends, count)));
-        }
-        for (int k = 0; k < count; k++) {
-            out.add(ids[k], vocab.token(ids[k]), word, starts[k], ends[k]);
-        }
+        return new Merged(java.util.Arrays.copyOf(ids, count), java.util.Arrays.copyOf(starts, count),
+                java.util.Arrays.copyOf(ends, count));
     }
 
     /** Characters {@code [i, end)} of the word as a symbol: the prefix unless first, the suffix if last. */
-    private String symbol(String s, int i, int end) {
-        String sym = s.substring(i, end);
+    private String symbol(WordChars w, int i, int end) {
+        String sym = w.text(i, end);
         if (i > 0 && prefix != null) {
             sym = prefix + sym;
         }
-        if (end == s.length() && suffix != null) {
+        if (end == w.length && suffix != null) {
             sym = sym + suffix;
         }
         return sym;

@@ -49,6 +49,49 @@ public record ByteLevel(boolean addPrefixSpace, boolean trimOffsets, boolean use
         return out;
     }
 
+    /** {@link #split}'s words, byte-mapped into the path's scratch word one by one; false when the path stopped. */
+    boolean words(Normalized piece, WordPath path) {
+        String s = piece.text();
+        int n = s.length();
+        if (n == 0) {
+            return true;
+        }
+        WordChars line = path.line;
+        line.length = 0;
+        if (addPrefixSpace && s.charAt(0) != ' ') {
+            // Normalizer.prepend's alignment: the space spans the first character.
+            line.add(' ', piece.startOf(0), piece.endOf(0));
+        }
+        for (int i = 0; i < n; i++) {
+            line.add(s.charAt(i), piece.startOf(i), piece.endOf(i));
+        }
+        char[] c = line.chars;
+        int to = line.length;
+        WordChars w = path.word;
+        for (int i = 0; i < to; ) {
+            int end = useRegex ? Gpt2Split.matchEnd(c, i, to) : to;
+            for (int k = i; k < end; ) {
+                char ch = c[k];
+                if (ch < 0x80) {
+                    w.add(BYTE_CHAR[ch], line.starts[k], line.ends[k]);
+                    k++;
+                    continue;
+                }
+                int cp = Character.codePointAt(c, k, end);
+                int bytes = utf8Length(cp);
+                for (int b = 0; b < bytes; b++) {
+                    w.add(BYTE_CHAR[utf8Byte(cp, bytes, b)], line.starts[k], line.ends[k]);
+                }
+                k += Character.charCount(cp);
+            }
+            if (!path.flush()) {
+                return false;
+            }
+            i = end;
+        }
+        return true;
+    }
+
     /** How many UTF-8 bytes String.getBytes writes for a code point: a lone surrogate becomes the one byte '?'. */
     static int utf8Length(int cp) {
         if (cp < 0x80) {

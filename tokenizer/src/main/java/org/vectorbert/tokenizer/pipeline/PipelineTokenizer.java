@@ -31,6 +31,9 @@ public final class PipelineTokenizer implements Tokenizer {
     private final AddedVocabulary added;
     /** BERT's normaliser, pre-tokenizer and WordPiece fused for ASCII pieces, or null for other stages. */
     private final BertFastPath fast;
+    /** The model's scratch-word entry and the pre-tokenizer's way to it, or null (WordPath). */
+    private final WordPath.WordModel wordModel;
+    private final WordPath.Splitter splitter;
     private final BitSet specialIds = new BitSet();
     private final java.util.Map<String, Integer> addedIds = new java.util.HashMap<>();
     private final java.util.Map<Integer, String> addedTokens = new java.util.HashMap<>();
@@ -40,6 +43,8 @@ public final class PipelineTokenizer implements Tokenizer {
         this.added = new AddedVocabulary(stages.addedTokens(), stages.normalizer());
         this.fast = BertFastPath.of(stages.normalizer(), stages.preTokenizer(), stages.model(),
                 added.hasNormalizedTokens());
+        this.wordModel = fast == null ? WordPath.modelOf(stages.model()) : null;
+        this.splitter = wordModel == null ? null : WordPath.splitterOf(stages.preTokenizer());
         for (AddedVocabulary.AddedToken t : stages.addedTokens()) {
             addedIds.put(t.content(), t.id());
             addedTokens.put(t.id(), t.content());
@@ -68,6 +73,7 @@ public final class PipelineTokenizer implements Tokenizer {
         TokenSink sink = new TokenSink(limit, side == EncodeOptions.Side.RIGHT);
         Tokens out = sink.out;
         BertFastPath.Word word = fast == null ? null : new BertFastPath.Word();
+        WordPath path = wordModel == null ? null : new WordPath(wordModel, sink, text.length());
         if (fast != null && added.noRawTokenIn(text) && BertFastPath.isAscii(text, 0, text.length())) {
             // The common case, one ASCII piece and no added token: no Normalized at all.
             for (int pos = 0; pos >= 0; ) {
@@ -106,6 +112,12 @@ public final class PipelineTokenizer implements Tokenizer {
                     continue;
                 }
                 piece = stages.normalizer().normalize(piece);
+            }
+            if (path != null) {
+                if (!splitter.split(piece, path)) {
+                    break;
+                }
+                continue;
             }
             List<Normalized> words = stages.preTokenizer() == null
                     ? List.of(piece) : stages.preTokenizer().split(piece);
