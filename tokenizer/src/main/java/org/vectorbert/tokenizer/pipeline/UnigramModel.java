@@ -1,6 +1,7 @@
 package org.vectorbert.tokenizer.pipeline;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,6 +26,7 @@ public final class UnigramModel implements Model {
     private final int unkId;
     private final boolean byteFallback;
     private final double unkScore;
+    private final WordCache<Segmented> cache = new WordCache<>();
 
     public UnigramModel(List<String> pieces, double[] scores, int unkId, boolean byteFallback, String where) {
         this.pieces = pieces.toArray(String[]::new);
@@ -49,20 +51,44 @@ public final class UnigramModel implements Model {
 
     @Override
     public void tokenize(Normalized word, Tokens out) {
-        String s = word.text();
-        int n = s.length();
+        tokenize(new WordChars(word.length()).set(word, 0, word.length()), out);
+    }
+
+    /**
+     * The tokens of a word (never empty). Words already segmented come from the cache: without it,
+     * the Viterbi search and its trie walks were 41% of the Metaspace + Unigram pipeline's time
+     * (async-profiler, unigram-xlmr on the license texts).
+     */
+    void tokenize(WordChars w, Tokens out) {
+        Segmented known = cache.get(w.chars, w.length);
+        if (known == null) {
+            known = segment(w);
+            cache.put(w.chars, w.length, known);
+        }
+        for (int k = 0; k < known.ids().length; k++) {
+            out.add(known.ids()[k], known.values()[k], w.starts[known.starts()[k]], w.ends[known.ends()[k] - 1],
+                    0, 0, 0);
+        }
+    }
+
+    /** A word's tokens: ids, strings and spans in the word's units. */
+    private record Segmented(int[] ids, String[] values, int[] starts, int[] ends) {}
+
+    private Segmented segment(WordChars w) {
+        char[] s = w.chars;
+        int n = w.length;
         double[] best = new double[n + 1];
         int[] from = new int[n + 1];
         int[] pieceId = new int[n + 1];
         boolean[] reached = new boolean[n + 1];
         reached[0] = true;
         for (int start = 0; start < n; ) {
-            int width = Character.charCount(s.codePointAt(start));
+            int width = Character.charCount(Character.codePointAt(s, start, n));
             if (reached[start]) {
                 boolean single = false;
                 int node = CharTrie.ROOT;
                 for (int j = start; j < n; j++) {
-                    node = trie.child(node, s.charAt(j));
+                    node = trie.child(node, s[j]);
                     if (node == CharTrie.NONE) {
                         break;
                     }
@@ -79,13 +105,15 @@ public final class UnigramModel implements Model {
             start += width;
         }
         if (!reached[n]) {
-            throw new TokenizerException("the Unigram model has no unk_id and no piece for a character of '" + s + "'");
+            throw new TokenizerException("the Unigram model has no unk_id and no piece for a character of '"
+                    + w.text() + "'");
         }
         int count = 0;
         int[] ends = new int[n];
         for (int at = n; at > 0; at = from[at]) {
             ends[count++] = at;
         }
+        Tokens out = new Tokens(count);
         int tokenStart = 0;
         int unkFrom = -1;
         for (int k = count - 1; k >= 0; k--) {
@@ -97,16 +125,18 @@ public final class UnigramModel implements Model {
                 }
             } else {
                 if (unkFrom >= 0) {
-                    emit(word, s.substring(unkFrom, start), unkFrom, start, out);
+                    emit(w.text(unkFrom, start), unkFrom, start, out);
                     unkFrom = -1;
                 }
-                emit(word, pieces[pieceId[end]], start, end, out);
+                emit(pieces[pieceId[end]], start, end, out);
             }
             tokenStart = end;
         }
         if (unkFrom >= 0) {
-            emit(word, s.substring(unkFrom, tokenStart), unkFrom, tokenStart, out);
+            emit(w.text(unkFrom, tokenStart), unkFrom, tokenStart, out);
         }
+        return new Segmented(Arrays.copyOf(out.ids, out.size), Arrays.copyOf(out.values, out.size),
+                Arrays.copyOf(out.starts, out.size), Arrays.copyOf(out.ends, out.size));
     }
 
     /** A strictly better total replaces; starts are visited in order, so ties keep the earlier start. */
@@ -121,10 +151,11 @@ public final class UnigramModel implements Model {
         }
     }
 
-    private void emit(Normalized word, String text, int start, int end, Tokens out) {
+    /** One token, its span in the word's units [start, end). */
+    private void emit(String text, int start, int end, Tokens out) {
         Integer id = ids.get(text);
         if (id != null) {
-            out.add(id, text, word, start, end);
+            out.add(id, text, start, end, 0, 0, 0);
             return;
         }
         if (byteFallback) {
@@ -138,7 +169,7 @@ public final class UnigramModel implements Model {
             }
             if (all) {
                 for (int k = 0; k < bytes.length; k++) {
-                    out.add(byteIds[k], String.format("<0x%02X>", bytes[k] & 0xFF), word, start, end);
+                    out.add(byteIds[k], String.format("<0x%02X>", bytes[k] & 0xFF), start, end, 0, 0, 0);
                 }
                 return;
             }
@@ -146,7 +177,7 @@ public final class UnigramModel implements Model {
         if (unkId < 0) {
             throw new TokenizerException("the Unigram model has no unk_id for '" + text + "'");
         }
-        out.add(unkId, text, word, start, end);
+        out.add(unkId, text, start, end, 0, 0, 0);
     }
 
     @Override

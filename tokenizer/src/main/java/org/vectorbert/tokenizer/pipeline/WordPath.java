@@ -5,7 +5,7 @@ import java.util.List;
 /**
  * Pre-tokenizer to model without a Normalized per word: the pre-tokenizer writes each word's
  * units and original spans into a scratch {@link WordChars} and the model reads them there (and
- * looks them up in its word cache) for the BPE and Unigram models. Slicing, byte-mapping and
+ * looks them up in its word cache), for the BPE and Unigram models. Slicing, byte-mapping and
  * splitting each word into its own Normalized (a substring, two copied alignment arrays and an
  * Edit's StringBuilder per step) was 43% of the byte-level BPE pipeline's time and 29% of the
  * Metaspace one's (async-profiler on the license texts). ByteLevel and Metaspace write words
@@ -43,6 +43,9 @@ final class WordPath {
         if (model instanceof BpeModel bpe) {
             return bpe::tokenize;
         }
+        if (model instanceof UnigramModel unigram) {
+            return unigram::tokenize;
+        }
         return null;
     }
 
@@ -50,6 +53,9 @@ final class WordPath {
     static Splitter splitterOf(PreTokenizer pre) {
         if (pre instanceof ByteLevel b) {
             return b::words;
+        }
+        if (pre instanceof Metaspace m) {
+            return m::words;
         }
         if (pre == null) {
             return (piece, path) -> path.word.set(piece, 0, piece.length()).length == 0 || path.flush();
