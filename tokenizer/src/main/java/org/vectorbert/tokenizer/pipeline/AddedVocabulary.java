@@ -81,6 +81,11 @@ public final class AddedVocabulary {
 
     /** Splits a text: raw-matched tokens first, the rest normalised, then normalised tokens. */
     public List<Segment> split(String text, Normalizer normalizer) {
+        if (normalized.isEmpty() && noRawTokenIn(text)) {
+            // No token can be found (most texts): the text whole, without the search's copy of it as a slice.
+            Normalized piece = Normalized.of(text, 0, text.length());
+            return List.of(new Segment(normalizer == null ? piece : normalizer.normalize(piece), -1, null));
+        }
         List<Segment> out = new ArrayList<>();
         for (Segment s : find(Normalized.of(text, 0, text.length()), raw)) {
             if (s.id() >= 0) {
