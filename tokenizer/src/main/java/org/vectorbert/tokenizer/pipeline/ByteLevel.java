@@ -39,10 +39,10 @@ public record ByteLevel(boolean addPrefixSpace, boolean trimOffsets, boolean use
         if (!useRegex) {
             return List.of(toBytes(piece));
         }
-        char[] c = piece.text().toCharArray();
+        String s = piece.text();
         List<Normalized> out = new ArrayList<>();
-        for (int i = 0; i < c.length; ) {
-            int end = Gpt2Split.matchEnd(c, i, c.length);
+        for (int i = 0; i < s.length(); ) {
+            int end = Gpt2Split.matchEnd(s, i);
             out.add(toBytes(piece.slice(i, end)));
             i = end;
         }
@@ -52,35 +52,31 @@ public record ByteLevel(boolean addPrefixSpace, boolean trimOffsets, boolean use
     /** {@link #split}'s words, byte-mapped into the path's scratch word one by one; false when the path stopped. */
     boolean words(Normalized piece, WordPath path) {
         String s = piece.text();
-        int n = s.length();
-        if (n == 0) {
+        if (s.isEmpty()) {
             return true;
         }
-        WordChars line = path.line;
-        line.length = 0;
-        if (addPrefixSpace && s.charAt(0) != ' ') {
-            // Normalizer.prepend's alignment: the space spans the first character.
-            line.add(' ', piece.startOf(0), piece.endOf(0));
-        }
-        for (int i = 0; i < n; i++) {
-            line.add(s.charAt(i), piece.startOf(i), piece.endOf(i));
-        }
-        char[] c = line.chars;
-        int to = line.length;
+        // The prefix space (aligned to the first character, as Normalizer.prepend aligns it) goes into the
+        // text the regex reads; unit i of that text is the piece's unit i - shift.
+        int shift = addPrefixSpace && s.charAt(0) != ' ' ? 1 : 0;
+        String t = shift == 1 ? " " + s : s;
+        int to = t.length();
         WordChars w = path.word;
         for (int i = 0; i < to; ) {
-            int end = useRegex ? Gpt2Split.matchEnd(c, i, to) : to;
+            int end = useRegex ? Gpt2Split.matchEnd(t, i) : to;
             for (int k = i; k < end; ) {
-                char ch = c[k];
+                int u = Math.max(k - shift, 0);
+                int start = piece.startOf(u);
+                int stop = piece.endOf(u);
+                char ch = t.charAt(k);
                 if (ch < 0x80) {
-                    w.add(BYTE_CHAR[ch], line.starts[k], line.ends[k]);
+                    w.add(BYTE_CHAR[ch], start, stop);
                     k++;
                     continue;
                 }
-                int cp = Character.codePointAt(c, k, end);
+                int cp = Character.codePointAt(t, k);
                 int bytes = utf8Length(cp);
                 for (int b = 0; b < bytes; b++) {
-                    w.add(BYTE_CHAR[utf8Byte(cp, bytes, b)], line.starts[k], line.ends[k]);
+                    w.add(BYTE_CHAR[utf8Byte(cp, bytes, b)], start, stop);
                 }
                 k += Character.charCount(cp);
             }

@@ -42,36 +42,38 @@ final class Gpt2Split {
         };
     }
 
-    /** The class of the code point at {@code s[i]} (below {@code to}). */
-    private static byte kindAt(char[] s, int i, int to) {
-        char c = s[i];
-        return c < 128 ? ASCII[c] : classify(Character.codePointAt(s, i, to));
+    /** The class of the code point at {@code s[i]}. */
+    private static byte kindAt(String s, int i) {
+        char c = s.charAt(i);
+        return c < 128 ? ASCII[c] : classify(s.codePointAt(i));
     }
 
     /** Where the code point at {@code s[i]} ends. */
-    private static int next(char[] s, int i, int to) {
-        return Character.isHighSurrogate(s[i]) && i + 1 < to && Character.isLowSurrogate(s[i + 1]) ? i + 2 : i + 1;
+    private static int next(String s, int i, int to) {
+        return Character.isHighSurrogate(s.charAt(i)) && i + 1 < to && Character.isLowSurrogate(s.charAt(i + 1))
+                ? i + 2 : i + 1;
     }
 
-    /** The end of the match that starts at {@code s[i]}, {@code i < to}; the text ends at {@code to}. */
-    static int matchEnd(char[] s, int i, int to) {
-        char c = s[i];
+    /** The end of the match that starts at {@code s[i]}, {@code i < to = s.length()}. */
+    static int matchEnd(String s, int i) {
+        int to = s.length();
+        char c = s.charAt(i);
         if (c == '\'' && i + 1 < to) {
-            char a = s[i + 1];
+            char a = s.charAt(i + 1);
             if (a == 's' || a == 't' || a == 'm' || a == 'd') {
                 return i + 2;
             }
             if (i + 2 < to) {
-                char b = s[i + 2];
+                char b = s.charAt(i + 2);
                 if (((a == 'r' || a == 'v') && b == 'e') || (a == 'l' && b == 'l')) {
                     return i + 3;
                 }
             }
         }
         int j = i;
-        byte kind = kindAt(s, i, to);
+        byte kind = kindAt(s, i);
         if (c == ' ' && i + 1 < to) {
-            byte after = kindAt(s, i + 1, to);
+            byte after = kindAt(s, i + 1);
             if (after != SPACE) {
                 // " ?\p{L}+", " ?\p{N}+" or " ?[^\s\p{L}\p{N}]+" with its space.
                 kind = after;
@@ -79,7 +81,7 @@ final class Gpt2Split {
             }
         }
         j = next(s, j, to);
-        while (j < to && kindAt(s, j, to) == kind) {
+        while (j < to && kindAt(s, j) == kind) {
             j = next(s, j, to);
         }
         if (kind != SPACE || j == to || j - i == 1) {

@@ -73,7 +73,7 @@ public final class PipelineTokenizer implements Tokenizer {
         TokenSink sink = new TokenSink(limit, side == EncodeOptions.Side.RIGHT);
         Tokens out = sink.out;
         BertFastPath.Word word = fast == null ? null : new BertFastPath.Word();
-        WordPath path = wordModel == null ? null : new WordPath(wordModel, sink, text.length());
+        WordPath path = wordModel == null ? null : new WordPath(wordModel, sink);
         if (fast != null && added.noRawTokenIn(text) && BertFastPath.isAscii(text, 0, text.length())) {
             // The common case, one ASCII piece and no added token: no Normalized at all.
             for (int pos = 0; pos >= 0; ) {

@@ -25,17 +25,14 @@ final class WordPath {
         boolean split(Normalized piece, WordPath path);
     }
 
-    /** The words of one text so far: the piece being split, and the word being built. */
-    final WordChars line;
-    final WordChars word;
+    /** The word being built; it grows to the longest word (sized to the text up front, it was 40% of the garbage). */
+    final WordChars word = new WordChars(16);
     private final WordModel model;
     private final TokenSink sink;
 
-    WordPath(WordModel model, TokenSink sink, int capacity) {
+    WordPath(WordModel model, TokenSink sink) {
         this.model = model;
         this.sink = sink;
-        this.line = new WordChars(capacity + 1);
-        this.word = new WordChars(capacity + 1);
     }
 
     /** The word model of a model, or null when it has none. */

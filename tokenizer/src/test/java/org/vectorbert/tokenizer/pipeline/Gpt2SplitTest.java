@@ -64,9 +64,8 @@ class Gpt2SplitTest {
 
     private static List<String> hand(String text) {
         List<String> out = new ArrayList<>();
-        char[] c = text.toCharArray();
-        for (int i = 0; i < c.length; ) {
-            int end = Gpt2Split.matchEnd(c, i, c.length);
+        for (int i = 0; i < text.length(); ) {
+            int end = Gpt2Split.matchEnd(text, i);
             out.add(text.substring(i, end));
             i = end;
         }
