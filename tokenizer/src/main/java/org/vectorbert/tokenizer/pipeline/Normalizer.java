@@ -93,6 +93,10 @@ public interface Normalizer {
     }
 
     static Normalized replace(Normalized text, SplitPattern pattern, String content) {
+        String required = pattern.requiredText();
+        if (required != null && !text.text().contains(required)) {
+            return text;
+        }
         Matcher m = pattern.regex().matcher(text.text());
         if (!m.find()) {
             return text;

@@ -26,6 +26,34 @@ public record SplitPattern(Pattern regex) {
         }
     }
 
+    /**
+     * Text every match contains, or null when this pattern is not one whose matches are easily known:
+     * a literal, or one plain character repeated at least n times ({@code " {2,}"}, which SentencePiece
+     * conversions put in a Replace). A text without it has no match, and the regex need not scan it:
+     * the scan was 7% of the unigram-xlmr pipeline's time on the license texts, where 88% of the lines
+     * have no double space.
+     */
+    String requiredText() {
+        String p = regex.pattern();
+        if (p.startsWith("\\Q") && p.endsWith("\\E") && p.indexOf("\\E") == p.length() - 2 && p.length() > 4) {
+            return p.substring(2, p.length() - 2);
+        }
+        int brace = p.indexOf('{');
+        if (brace != 1 || !p.endsWith(",}") || "\\.[]{}()*+?^$|".indexOf(p.charAt(0)) >= 0
+                || Character.isSurrogate(p.charAt(0))) {
+            return null;
+        }
+        int n = 0;
+        for (int i = 2; i < p.length() - 2; i++) {
+            char c = p.charAt(i);
+            if (c < '0' || c > '9' || n > 100) {
+                return null;
+            }
+            n = n * 10 + (c - '0');
+        }
+        return n > 0 && n <= 100 && p.length() > 4 ? String.valueOf(p.charAt(0)).repeat(n) : null;
+    }
+
     /** How a split treats the delimiters it found. */
     public enum Behavior {
         REMOVED, ISOLATED, MERGED_WITH_PREVIOUS, MERGED_WITH_NEXT, CONTIGUOUS;
