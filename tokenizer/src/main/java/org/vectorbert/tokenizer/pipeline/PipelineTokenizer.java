@@ -34,6 +34,8 @@ public final class PipelineTokenizer implements Tokenizer {
     /** The model's scratch-word entry and the pre-tokenizer's way to it, or null (WordPath). */
     private final WordPath.WordModel wordModel;
     private final WordPath.Splitter splitter;
+    /** Spaces at either end of each vocabulary token, when the post-processor trims offsets by them; else null. */
+    private final TokenSpaces spaces;
     private final BitSet specialIds = new BitSet();
     private final java.util.Map<String, Integer> addedIds = new java.util.HashMap<>();
     private final java.util.Map<Integer, String> addedTokens = new java.util.HashMap<>();
@@ -45,6 +47,7 @@ public final class PipelineTokenizer implements Tokenizer {
                 added.hasNormalizedTokens());
         this.wordModel = fast == null ? WordPath.modelOf(stages.model()) : null;
         this.splitter = wordModel == null ? null : WordPath.splitterOf(stages.preTokenizer());
+        this.spaces = TokenSpaces.trimsOffsets(stages.postProcessor()) ? TokenSpaces.of(stages.model()) : null;
         for (AddedVocabulary.AddedToken t : stages.addedTokens()) {
             addedIds.put(t.content(), t.id());
             addedTokens.put(t.id(), t.content());
@@ -72,6 +75,7 @@ public final class PipelineTokenizer implements Tokenizer {
     Tokens tokens(String text, int sequence, int limit, EncodeOptions.Side side) {
         TokenSink sink = new TokenSink(limit, side == EncodeOptions.Side.RIGHT);
         Tokens out = sink.out;
+        out.spaces = spaces;
         BertFastPath.Word word = fast == null ? null : new BertFastPath.Word();
         WordPath path = wordModel == null ? null : new WordPath(wordModel, sink);
         if (fast != null && added.noRawTokenIn(text) && BertFastPath.isAscii(text, 0, text.length())) {

@@ -20,6 +20,8 @@ public final class Tokens {
     int[] attention;
     int[] sequenceIds;
     final List<Tokens> overflowing = new ArrayList<>();
+    /** The model's token strings' spaces, for byte-level offset trimming; null to count them per token. */
+    TokenSpaces spaces;
     /** An overflow window: a template does not retype it (the tokenizers library sets type ids on the main encodings only). */
     boolean window;
 
