@@ -14,11 +14,8 @@ import org.vectorbert.tokenizer.TokenizerException;
  */
 public final class BpeModel implements Model {
     private final Vocab vocab;
-    /** Words already merged (their symbols' ends are exclusive: a token spans units [start, end)). */
-    private final WordCache<Merged> cache = new WordCache<>();
-
-    /** A word's symbols after merging: ids and spans in the word's units. */
-    private record Merged(int[] ids, int[] starts, int[] ends) {}
+    /** Words already merged: (id, start, end) per token, a token spanning the word's units [start, end). */
+    private final WordCache cache = new WordCache();
 
     private final PairTable merges;
     /** The {@code <0xHH>} token id of each byte, -1 where missing (byte_fallback). */
@@ -83,8 +80,8 @@ public final class BpeModel implements Model {
 
     /** The tokens of a word (never empty), each spanning the original text its first to last units came from. */
     void tokenize(WordChars w, Tokens out) {
-        Merged known = cache.get(w.chars, w.length);
-        if (known == null) {
+        int[] e = cache.get(w);
+        if (e == null) {
             if (ignoreMerges) {
                 String s = w.text();
                 int whole = vocab.id(s);
@@ -93,17 +90,15 @@ public final class BpeModel implements Model {
                     return;
                 }
             }
-            known = merge(w);
-            cache.put(w.chars, w.length, known);
+            e = merge(w);
         }
-        int[] ids = known.ids();
-        for (int k = 0; k < ids.length; k++) {
-            out.add(ids[k], vocab.token(ids[k]), w.starts[known.starts()[k]], w.ends[known.ends()[k] - 1], 0, 0, 0);
+        for (int k = WordCache.payload(e); k < e.length; k += 3) {
+            out.add(e[k], vocab.token(e[k]), w.starts[e[k + 1]], w.ends[e[k + 2] - 1], 0, 0, 0);
         }
     }
 
-    /** The word's symbols, then merged; spans in the word's units. */
-    private Merged merge(WordChars w) {
+    /** The word's symbols, merged, as the cache keeps them: (id, start, end) per token, in the word's units. */
+    private int[] merge(WordChars w) {
         char[] s = w.chars;
         int n = w.length;
         // At most one symbol per UTF-16 unit, or with byte_fallback one per UTF-8 byte (at most 3 per unit).
@@ -156,8 +151,13 @@ public final class BpeModel implements Model {
             count = push(ids, starts, ends, count, unkId, unkStart, unkEnd);
         }
         count = mergeAll(ids, starts, ends, count);
-        return new Merged(java.util.Arrays.copyOf(ids, count), java.util.Arrays.copyOf(starts, count),
-                java.util.Arrays.copyOf(ends, count));
+        int[] payload = new int[3 * count];
+        for (int k = 0; k < count; k++) {
+            payload[3 * k] = ids[k];
+            payload[3 * k + 1] = starts[k];
+            payload[3 * k + 2] = ends[k];
+        }
+        return cache.put(w, payload, payload.length);
     }
 
     /** Characters {@code [i, end)} of the word as a symbol: the prefix unless first, the suffix if last. */

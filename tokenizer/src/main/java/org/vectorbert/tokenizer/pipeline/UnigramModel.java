@@ -1,7 +1,6 @@
 package org.vectorbert.tokenizer.pipeline;
 
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,7 +25,7 @@ public final class UnigramModel implements Model {
     private final int unkId;
     private final boolean byteFallback;
     private final double unkScore;
-    private final WordCache<Segmented> cache = new WordCache<>();
+    private final WordCache cache = new WordCache();
 
     public UnigramModel(List<String> pieces, double[] scores, int unkId, boolean byteFallback, String where) {
         this.pieces = pieces.toArray(String[]::new);
@@ -60,21 +59,25 @@ public final class UnigramModel implements Model {
      * (async-profiler, unigram-xlmr on the license texts).
      */
     void tokenize(WordChars w, Tokens out) {
-        Segmented known = cache.get(w.chars, w.length);
-        if (known == null) {
-            known = segment(w);
-            cache.put(w.chars, w.length, known);
+        int[] e = cache.get(w);
+        if (e == null) {
+            e = segment(w);
         }
-        for (int k = 0; k < known.ids().length; k++) {
-            out.add(known.ids()[k], known.values()[k], w.starts[known.starts()[k]], w.ends[known.ends()[k] - 1],
-                    0, 0, 0);
+        for (int k = WordCache.payload(e); k < e.length; k += 3) {
+            int code = e[k];
+            int start = e[k + 1];
+            int end = e[k + 2];
+            // A negative code marks a token whose string is its own text (fused unknown characters).
+            out.add(code >= 0 ? code : ~code, code >= 0 ? pieces[code] : w.text(start, end), w.starts[start],
+                    w.ends[end - 1], 0, 0, 0);
         }
     }
 
-    /** A word's tokens: ids, strings and spans in the word's units. */
-    private record Segmented(int[] ids, String[] values, int[] starts, int[] ends) {}
-
-    private Segmented segment(WordChars w) {
+    /**
+     * The word's tokens as the cache keeps them: (code, start, end) per token in the word's units, the
+     * code the token's id, or ~id when the token's string is its text rather than the piece of its id.
+     */
+    private int[] segment(WordChars w) {
         char[] s = w.chars;
         int n = w.length;
         double[] best = new double[n + 1];
@@ -135,8 +138,14 @@ public final class UnigramModel implements Model {
         if (unkFrom >= 0) {
             emit(w.text(unkFrom, tokenStart), unkFrom, tokenStart, out);
         }
-        return new Segmented(Arrays.copyOf(out.ids, out.size), Arrays.copyOf(out.values, out.size),
-                Arrays.copyOf(out.starts, out.size), Arrays.copyOf(out.ends, out.size));
+        int[] payload = new int[3 * out.size];
+        for (int k = 0; k < out.size; k++) {
+            String value = out.values[k];
+            payload[3 * k] = value.equals(pieces[out.ids[k]]) ? out.ids[k] : ~out.ids[k];
+            payload[3 * k + 1] = out.starts[k];
+            payload[3 * k + 2] = out.ends[k];
+        }
+        return cache.put(w, payload, payload.length);
     }
 
     /** A strictly better total replaces; starts are visited in order, so ties keep the earlier start. */
