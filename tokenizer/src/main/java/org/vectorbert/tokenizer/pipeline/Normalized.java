@@ -81,6 +81,11 @@ public final class Normalized {
         return ends == null ? checked(i) + originalStart + 1 : ends[i];
     }
 
+    /** Whether each unit spans itself: unit i is original [originalStart + i, originalStart + i + 1). */
+    boolean isIdentity() {
+        return starts == null;
+    }
+
     /** An identity piece's unit index, bounds-checked as an array would be. */
     private int checked(int i) {
         return java.util.Objects.checkIndex(i, text.length());

@@ -38,7 +38,7 @@ final class WordCache {
     int[] get(WordChars w) {
         char[] chars = w.chars;
         int length = w.length;
-        int h = hash(chars, length);
+        int h = mix(w.hash);
         for (int slot = h & mask; ; slot = (slot + 1) & mask) {
             int[] e = (int[]) SLOT.getAcquire(slots, slot);
             if (e == null) {
@@ -85,8 +85,9 @@ final class WordCache {
         return true;
     }
 
+    /** WordChars' running hash of the chars, spread over the slots. */
     private static int hash(char[] s, int length) {
-        int h = length;
+        int h = 0;
         for (int i = 0; i < length; i++) {
             h = h * 31 + s[i];
         }

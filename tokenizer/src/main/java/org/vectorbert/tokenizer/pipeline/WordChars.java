@@ -12,6 +12,8 @@ final class WordChars {
     int[] starts;
     int[] ends;
     int length;
+    /** The running hash of the chars, {@code h * 31 + c} from 0, kept as they are written (WordCache's key hash). */
+    int hash;
 
     WordChars(int capacity) {
         int n = Math.max(16, capacity);
@@ -22,14 +24,22 @@ final class WordChars {
 
     void add(char c, int start, int end) {
         if (length == chars.length) {
-            int n = length * 2;
+            reserve(length);
+        }
+        hash = hash * 31 + c;
+        chars[length] = c;
+        starts[length] = start;
+        ends[length++] = end;
+    }
+
+    /** Makes room for {@code extra} more units; the arrays may be replaced, so read them after. */
+    void reserve(int extra) {
+        if (length + extra > chars.length) {
+            int n = Math.max(length + extra, chars.length * 2);
             chars = Arrays.copyOf(chars, n);
             starts = Arrays.copyOf(starts, n);
             ends = Arrays.copyOf(ends, n);
         }
-        chars[length] = c;
-        starts[length] = start;
-        ends[length++] = end;
     }
 
     /** Appends a code point, all its units spanning {@code [start, end)}. */
@@ -44,12 +54,17 @@ final class WordChars {
 
     /** Sets this to the units {@code [from, to)} of a normalised piece and their spans. */
     WordChars set(Normalized piece, int from, int to) {
-        length = 0;
+        clear();
         String s = piece.text();
         for (int i = from; i < to; i++) {
             add(s.charAt(i), piece.startOf(i), piece.endOf(i));
         }
         return this;
+    }
+
+    void clear() {
+        length = 0;
+        hash = 0;
     }
 
     String text(int from, int to) {

@@ -75,7 +75,7 @@ final class WordPath {
     boolean flush() {
         int before = sink.out.size;
         model.tokenize(word, sink.out);
-        word.length = 0;
+        word.clear();
         return !sink.word(before);
     }
 }
