@@ -14,15 +14,8 @@ import org.vectorbert.tokenizer.TokenizerException;
  */
 public final class BpeModel implements Model {
     private final Vocab vocab;
-    /**
-     * Words already merged, as the library's BPE keeps them (its cache holds 10,000 words too):
-     * text repeats its words, and without dropout a word always merges the same way.
-     */
-    private static final int CACHE_CAPACITY = 10_000;
-    private final java.util.concurrent.ConcurrentHashMap<String, Merged> cache = new java.util.concurrent.ConcurrentHashMap<>();
-
-    /** A word's symbols after merging: ids and spans in the word's units. */
-    private record Merged(int[] ids, int[] starts, int[] ends) {}
+    /** Words already merged: (id, start, end) per token, a token spanning the word's units [start, end). */
+    private final WordCache cache = new WordCache();
 
     private final PairTable merges;
     /** The {@code <0xHH>} token id of each byte, -1 where missing (byte_fallback). */
@@ -82,22 +75,32 @@ public final class BpeModel implements Model {
 
     @Override
     public void tokenize(Normalized word, Tokens out) {
-        String s = word.text();
-        Merged known = cache.get(s);
-        if (known != null) {
-            for (int k = 0; k < known.ids().length; k++) {
-                out.add(known.ids()[k], vocab.token(known.ids()[k]), word, known.starts()[k], known.ends()[k]);
+        tokenize(new WordChars(word.length()).set(word, 0, word.length()), out);
+    }
+
+    /** The tokens of a word (never empty), each spanning the original text its first to last units came from. */
+    void tokenize(WordChars w, Tokens out) {
+        int[] e = cache.get(w);
+        if (e == null) {
+            if (ignoreMerges) {
+                String s = w.text();
+                int whole = vocab.id(s);
+                if (whole >= 0) {
+                    out.add(whole, s, w.starts[0], w.ends[w.length - 1], 0, 0, 0);
+                    return;
+                }
             }
-            return;
+            e = merge(w);
         }
-        if (ignoreMerges) {
-            int whole = vocab.id(s);
-            if (whole >= 0) {
-                out.add(whole, s, word, 0, s.length());
-                return;
-            }
+        for (int k = WordCache.payload(e); k < e.length; k += 3) {
+            out.add(e[k], vocab.token(e[k]), w.starts[e[k + 1]], w.ends[e[k + 2] - 1], 0, 0, 0);
         }
-        int n = s.length();
+    }
+
+    /** The word's symbols, merged, as the cache keeps them: (id, start, end) per token, in the word's units. */
+    private int[] merge(WordChars w) {
+        char[] s = w.chars;
+        int n = w.length;
         // At most one symbol per UTF-16 unit, or with byte_fallback one per UTF-8 byte (at most 3 per unit).
         int capacity = (byteFallback ? 3 * n : n) + 4;
         int[] ids = new int[capacity];
@@ -107,14 +110,14 @@ public final class BpeModel implements Model {
         int unkStart = -1;
         int unkEnd = -1;
         for (int i = 0; i < n; ) {
-            int cp = s.codePointAt(i);
+            int cp = Character.codePointAt(s, i, n);
             int end = i + Character.charCount(cp);
             String sym = null;
             int id;
             if (charIds != null && cp < 0x10000) {
                 id = charIds[cp];
             } else {
-                sym = symbol(s, i, end);
+                sym = symbol(w, i, end);
                 id = vocab.id(sym);
             }
             if (id >= 0) {
@@ -123,7 +126,7 @@ public final class BpeModel implements Model {
                     unkStart = -1;
                 }
                 count = push(ids, starts, ends, count, id, i, end);
-            } else if (byteFallback && fallback(sym = sym != null ? sym : symbol(s, i, end)) != null) {
+            } else if (byteFallback && fallback(sym = sym != null ? sym : symbol(w, i, end)) != null) {
                 int[] bytes = fallback(sym);
                 for (int b : bytes) {
                     count = push(ids, starts, ends, count, b, i, end);
@@ -148,22 +151,22 @@ public final class BpeModel implements Model {
             count = push(ids, starts, ends, count, unkId, unkStart, unkEnd);
         }
         count = mergeAll(ids, starts, ends, count);
-        if (cache.size() < CACHE_CAPACITY) {
-            cache.put(s, new Merged(java.util.Arrays.copyOf(ids, count), java.util.Arrays.copyOf(starts, count),
-                    java.util.Arrays.copyOf(ends, count)));
-        }
+        int[] payload = new int[3 * count];
         for (int k = 0; k < count; k++) {
-            out.add(ids[k], vocab.token(ids[k]), word, starts[k], ends[k]);
+            payload[3 * k] = ids[k];
+            payload[3 * k + 1] = starts[k];
+            payload[3 * k + 2] = ends[k];
         }
+        return cache.put(w, payload, payload.length);
     }
 
     /** Characters {@code [i, end)} of the word as a symbol: the prefix unless first, the suffix if last. */
-    private String symbol(String s, int i, int end) {
-        String sym = s.substring(i, end);
+    private String symbol(WordChars w, int i, int end) {
+        String sym = w.text(i, end);
         if (i > 0 && prefix != null) {
             sym = prefix + sym;
         }
-        if (end == s.length() && suffix != null) {
+        if (end == w.length && suffix != null) {
             sym = sym + suffix;
         }
         return sym;

@@ -14,6 +14,7 @@ import java.util.Arrays;
  */
 public final class Normalized {
     private final String text;
+    /** Null when each unit spans itself: unit i is original [originalStart + i, originalStart + i + 1). */
     private final int[] starts;
     private final int[] ends;
     /** Where this piece starts in the original text ({@code offsets_original().0}); Metaspace's "first" scheme reads it. */
@@ -31,6 +32,15 @@ public final class Normalized {
     /** {@code original[from, to)} as it stands, each unit aligned to itself. */
     public static Normalized of(String original, int from, int to) {
         int n = to - from;
+        boolean pairs = false;
+        for (int i = from; i < to && !pairs; i++) {
+            pairs = Character.isSurrogate(original.charAt(i));
+        }
+        if (!pairs) {
+            // Each unit is its own span: no arrays to say so (two per text, two more per slice, were 5% of
+            // the byte-level BPE pipeline's time on the license texts).
+            return new Normalized(original.substring(from, to), null, null, from, to);
+        }
         int[] s = new int[n];
         int[] e = new int[n];
         for (int i = 0; i < n; ) {
@@ -63,27 +73,40 @@ public final class Normalized {
 
     /** Original start of the normalised unit {@code i}. */
     public int startOf(int i) {
-        return starts[i];
+        return starts == null ? checked(i) + originalStart : starts[i];
     }
 
     /** Original end of the normalised unit {@code i}. */
     public int endOf(int i) {
-        return ends[i];
+        return ends == null ? checked(i) + originalStart + 1 : ends[i];
+    }
+
+    /** Whether each unit spans itself: unit i is original [originalStart + i, originalStart + i + 1). */
+    boolean isIdentity() {
+        return starts == null;
+    }
+
+    /** An identity piece's unit index, bounds-checked as an array would be. */
+    private int checked(int i) {
+        return java.util.Objects.checkIndex(i, text.length());
     }
 
     /** The original span of normalised units {@code [from, to)}: the first one's start, the last one's end. */
     public int originalStartOf(int from, int to) {
-        return from < to ? starts[from] : originalStart;
+        return from < to ? startOf(from) : originalStart;
     }
 
     public int originalEndOf(int from, int to) {
-        return from < to ? ends[to - 1] : originalStart;
+        return from < to ? endOf(to - 1) : originalStart;
     }
 
     /** Normalised units {@code [from, to)} as a piece of their own; its original start is the first unit's. */
     public Normalized slice(int from, int to) {
-        int oStart = from < to ? starts[from] : (from < starts.length ? starts[from] : originalEnd);
-        int oEnd = from < to ? ends[to - 1] : oStart;
+        int oStart = from < to ? startOf(from) : (from < text.length() ? startOf(from) : originalEnd);
+        int oEnd = from < to ? endOf(to - 1) : oStart;
+        if (starts == null) {
+            return new Normalized(text.substring(from, to), null, null, oStart, oEnd);
+        }
         return new Normalized(text.substring(from, to), Arrays.copyOfRange(starts, from, to),
                 Arrays.copyOfRange(ends, from, to), oStart, oEnd);
     }
@@ -140,8 +163,8 @@ public final class Normalized {
         /** Consumes the next code point and returns it. */
         private int consume() {
             int cp = source.text.codePointAt(next);
-            lastStart = source.starts[next];
-            lastEnd = source.ends[next];
+            lastStart = source.startOf(next);
+            lastEnd = source.endOf(next);
             next += Character.charCount(cp);
             return cp;
         }

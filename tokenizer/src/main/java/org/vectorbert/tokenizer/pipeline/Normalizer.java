@@ -93,6 +93,14 @@ public interface Normalizer {
     }
 
     static Normalized replace(Normalized text, SplitPattern pattern, String content) {
+        long run = pattern.run();
+        if (run >= 0) {
+            return replaceRuns(text, (char) (run >>> 32), (int) run, content);
+        }
+        String literal = pattern.literalText();
+        if (literal != null && !text.text().contains(literal)) {
+            return text;
+        }
         Matcher m = pattern.regex().matcher(text.text());
         if (!m.find()) {
             return text;
@@ -107,6 +115,36 @@ public interface Normalizer {
             }
             e.insert(content);
         } while (m.find());
+        e.keepRest();
+        return e.done();
+    }
+
+    /**
+     * {@link #replace} for a pattern {@code c{n,}}, its matches found with String.indexOf instead of
+     * java.util.regex: unigram-xlmr's normalizer replaces " {2,}", as SentencePiece conversions do, and
+     * the regex scan of every text was 7% of the pipeline's time (async-profiler, the license texts).
+     */
+    private static Normalized replaceRuns(Normalized text, char c, int n, String content) {
+        String s = text.text();
+        // String.indexOf(String) scans with vector instructions; one indexOf(char) per space was slower than the regex.
+        String needle = String.valueOf(c).repeat(n);
+        long match = SplitPattern.findRun(s, needle, 0);
+        if (match < 0) {
+            return text;
+        }
+        Normalized.Edit e = text.edit();
+        do {
+            int start = (int) match;
+            int end = (int) (match >>> 32);
+            while (e.position() < start) {
+                e.keep();
+            }
+            while (e.position() < end) {
+                e.drop();
+            }
+            e.insert(content);
+            match = SplitPattern.findRun(s, needle, end);
+        } while (match >= 0);
         e.keepRest();
         return e.done();
     }

@@ -31,6 +31,11 @@ public final class PipelineTokenizer implements Tokenizer {
     private final AddedVocabulary added;
     /** BERT's normaliser, pre-tokenizer and WordPiece fused for ASCII pieces, or null for other stages. */
     private final BertFastPath fast;
+    /** The model's scratch-word entry and the pre-tokenizer's way to it, or null (WordPath). */
+    private final WordPath.WordModel wordModel;
+    private final WordPath.Splitter splitter;
+    /** Spaces at either end of each vocabulary token, when the post-processor trims offsets by them; else null. */
+    private final TokenSpaces spaces;
     private final BitSet specialIds = new BitSet();
     private final java.util.Map<String, Integer> addedIds = new java.util.HashMap<>();
     private final java.util.Map<Integer, String> addedTokens = new java.util.HashMap<>();
@@ -40,6 +45,9 @@ public final class PipelineTokenizer implements Tokenizer {
         this.added = new AddedVocabulary(stages.addedTokens(), stages.normalizer());
         this.fast = BertFastPath.of(stages.normalizer(), stages.preTokenizer(), stages.model(),
                 added.hasNormalizedTokens());
+        this.wordModel = fast == null ? WordPath.modelOf(stages.model()) : null;
+        this.splitter = wordModel == null ? null : WordPath.splitterOf(stages.preTokenizer());
+        this.spaces = TokenSpaces.trimsOffsets(stages.postProcessor()) ? TokenSpaces.of(stages.model()) : null;
         for (AddedVocabulary.AddedToken t : stages.addedTokens()) {
             addedIds.put(t.content(), t.id());
             addedTokens.put(t.id(), t.content());
@@ -65,31 +73,27 @@ public final class PipelineTokenizer implements Tokenizer {
      * 7 keeps 13 tokens).
      */
     Tokens tokens(String text, int sequence, int limit, EncodeOptions.Side side) {
-        Tokens out = new Tokens();
-        List<Integer> wordStarts = new ArrayList<>();
-        BitSet addedWords = new BitSet();
-        boolean right = side == EncodeOptions.Side.RIGHT;
+        TokenSink sink = new TokenSink(limit, side == EncodeOptions.Side.RIGHT);
+        Tokens out = sink.out;
+        out.spaces = spaces;
         BertFastPath.Word word = fast == null ? null : new BertFastPath.Word();
+        WordPath path = wordModel == null ? null : new WordPath(wordModel, sink);
         if (fast != null && added.noRawTokenIn(text) && BertFastPath.isAscii(text, 0, text.length())) {
             // The common case, one ASCII piece and no added token: no Normalized at all.
             for (int pos = 0; pos >= 0; ) {
                 int before = out.size;
                 pos = fast.next(text, pos, text.length(), word, out);
-                if (pos >= 0) {
-                    wordStarts.add(before);
-                    if (right && out.size >= limit) {
-                        break;
-                    }
+                if (pos >= 0 && sink.word(before)) {
+                    break;
                 }
             }
-            return finish(out, wordStarts, addedWords, sequence, limit, right);
+            return sink.finish(sequence);
         }
         segments:
         for (AddedVocabulary.Segment s : fast != null ? added.splitRaw(text) : added.split(text, stages.normalizer())) {
             if (s.id() >= 0) {
                 Normalized p = s.piece();
-                addedWords.set(wordStarts.size());
-                wordStarts.add(out.size);
+                sink.added(out.size);
                 out.add(s.id(), s.value(), p.originalStartOf(0, p.length()), p.originalEndOf(0, p.length()), 0, 0, 0);
                 continue;
             }
@@ -105,46 +109,33 @@ public final class PipelineTokenizer implements Tokenizer {
                     for (int pos = from; pos >= 0; ) {
                         int before = out.size;
                         pos = fast.next(text, pos, to, word, out);
-                        if (pos >= 0) {
-                            wordStarts.add(before);
-                            if (right && out.size >= limit) {
-                                break segments;
-                            }
+                        if (pos >= 0 && sink.word(before)) {
+                            break segments;
                         }
                     }
                     continue;
                 }
                 piece = stages.normalizer().normalize(piece);
             }
+            if (path != null) {
+                if (!splitter.split(piece, path)) {
+                    break;
+                }
+                continue;
+            }
             List<Normalized> words = stages.preTokenizer() == null
                     ? List.of(piece) : stages.preTokenizer().split(piece);
             for (Normalized w : words) {
                 if (!w.isEmpty()) {
-                    wordStarts.add(out.size);
+                    int before = out.size;
                     stages.model().tokenize(w, out);
-                    if (right && out.size >= limit) {
+                    if (sink.word(before)) {
                         break segments;
                     }
                 }
             }
         }
-        return finish(out, wordStarts, addedWords, sequence, limit, right);
-    }
-
-    /** The left-side pre-cut (see {@link #tokens}) and the sequence id. */
-    private static Tokens finish(Tokens out, List<Integer> wordStarts, BitSet addedWords, int sequence, int limit,
-                                 boolean right) {
-        if (!right && out.size > limit) {
-            // The same from the end: the first word, counting back, that brings the kept tokens to limit.
-            for (int k = wordStarts.size() - 1; k > 0; k--) {
-                if (!addedWords.get(k) && out.size - wordStarts.get(k) >= limit) {
-                    out = out.range(wordStarts.get(k), out.size);
-                    break;
-                }
-            }
-        }
-        out.setSequence(sequence, sequence);
-        return out;
+        return sink.finish(sequence);
     }
 
     private Tokens tokens(String text, int sequence, EncodeOptions options) {

@@ -26,6 +26,54 @@ public record SplitPattern(Pattern regex) {
         }
     }
 
+    /** The text of a literal pattern ({@link #literal}), or null. */
+    String literalText() {
+        String p = regex.pattern();
+        if (p.startsWith("\\Q") && p.endsWith("\\E") && p.indexOf("\\E") == p.length() - 2 && p.length() > 4) {
+            return p.substring(2, p.length() - 2);
+        }
+        return null;
+    }
+
+    /**
+     * For a pattern {@code c{n,}} (one plain character c repeated at least n times, n from 1 to 100;
+     * {@code " {2,}"}, which SentencePiece conversions put in a Replace): {@code c << 32 | n}. Else -1.
+     */
+    long run() {
+        String p = regex.pattern();
+        if (p.length() < 5 || p.indexOf('{') != 1 || !p.endsWith(",}") || "\\.[]{}()*+?^$|".indexOf(p.charAt(0)) >= 0
+                || Character.isSurrogate(p.charAt(0))) {
+            return -1;
+        }
+        int n = 0;
+        for (int i = 2; i < p.length() - 2; i++) {
+            char c = p.charAt(i);
+            if (c < '0' || c > '9' || n > 100) {
+                return -1;
+            }
+            n = n * 10 + (c - '0');
+        }
+        return n > 0 && n <= 100 ? (long) p.charAt(0) << 32 | n : -1;
+    }
+
+    /**
+     * Where the leftmost match of a {@link #run} pattern starts at or after {@code from} in {@code s}, and
+     * (as {@code end << 32 | start}) where it ends: the first {@code needle} (n times c), then as many c
+     * as follow. -1 for none.
+     */
+    static long findRun(String s, String needle, int from) {
+        int start = s.indexOf(needle, from);
+        if (start < 0) {
+            return -1;
+        }
+        char c = needle.charAt(0);
+        int end = start + needle.length();
+        while (end < s.length() && s.charAt(end) == c) {
+            end++;
+        }
+        return (long) end << 32 | start;
+    }
+
     /** How a split treats the delimiters it found. */
     public enum Behavior {
         REMOVED, ISOLATED, MERGED_WITH_PREVIOUS, MERGED_WITH_NEXT, CONTIGUOUS;

@@ -53,6 +53,27 @@ public record TemplateProcessing(List<Piece> single, List<Piece> pair, Map<Strin
         return counts;
     }
 
+    /** {@link #apply} to one main encoding with special tokens, its parts concatenated (Assembly's common case). */
+    Tokens single(Tokens a) {
+        Tokens out = new Tokens(a.size + added(false));
+        for (Piece p : single) {
+            if (p.special() == null) {
+                // The single template names A only (ModelReader refuses B), so its sequence is a.
+                if (!a.window) {
+                    java.util.Arrays.fill(a.typeIds, 0, a.size, p.typeId());
+                }
+                java.util.Arrays.fill(a.sequenceIds, 0, a.size, p.sequence());
+                out.addAll(a);
+            } else {
+                SpecialIds s = specials.get(p.special());
+                for (int k = 0; k < s.ids().length; k++) {
+                    out.add(s.ids()[k], s.tokens().get(k), 0, 0, p.typeId(), 1, -1);
+                }
+            }
+        }
+        return out;
+    }
+
     @Override
     public List<Tokens> apply(List<Tokens> encodings, boolean add) {
         List<Tokens> out = new ArrayList<>();

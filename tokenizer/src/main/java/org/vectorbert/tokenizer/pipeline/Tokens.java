@@ -2,6 +2,7 @@ package org.vectorbert.tokenizer.pipeline;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -19,6 +20,8 @@ public final class Tokens {
     int[] attention;
     int[] sequenceIds;
     final List<Tokens> overflowing = new ArrayList<>();
+    /** The model's token strings' spaces, for byte-level offset trimming; null to count them per token. */
+    TokenSpaces spaces;
     /** An overflow window: a template does not retype it (the tokenizers library sets type ids on the main encodings only). */
     boolean window;
 
@@ -50,15 +53,7 @@ public final class Tokens {
 
     public void add(int id, String value, int start, int end, int typeId, int isSpecial, int sequenceId) {
         if (size == ids.length) {
-            int n = Math.max(16, size * 2);
-            ids = Arrays.copyOf(ids, n);
-            values = Arrays.copyOf(values, n);
-            starts = Arrays.copyOf(starts, n);
-            ends = Arrays.copyOf(ends, n);
-            typeIds = Arrays.copyOf(typeIds, n);
-            special = Arrays.copyOf(special, n);
-            attention = Arrays.copyOf(attention, n);
-            sequenceIds = Arrays.copyOf(sequenceIds, n);
+            grow(Math.max(16, size * 2));
         }
         ids[size] = id;
         values[size] = value;
@@ -69,6 +64,34 @@ public final class Tokens {
         attention[size] = 1;
         sequenceIds[size] = sequenceId;
         size++;
+    }
+
+    private void grow(int n) {
+        ids = Arrays.copyOf(ids, n);
+        values = Arrays.copyOf(values, n);
+        starts = Arrays.copyOf(starts, n);
+        ends = Arrays.copyOf(ends, n);
+        typeIds = Arrays.copyOf(typeIds, n);
+        special = Arrays.copyOf(special, n);
+        attention = Arrays.copyOf(attention, n);
+        sequenceIds = Arrays.copyOf(sequenceIds, n);
+    }
+
+    /** Appends all of {@code other}'s tokens, array by array. */
+    void addAll(Tokens other) {
+        int n = size + other.size;
+        if (n > ids.length) {
+            grow(n);
+        }
+        System.arraycopy(other.ids, 0, ids, size, other.size);
+        System.arraycopy(other.values, 0, values, size, other.size);
+        System.arraycopy(other.starts, 0, starts, size, other.size);
+        System.arraycopy(other.ends, 0, ends, size, other.size);
+        System.arraycopy(other.typeIds, 0, typeIds, size, other.size);
+        System.arraycopy(other.special, 0, special, size, other.size);
+        System.arraycopy(other.attention, 0, attention, size, other.size);
+        System.arraycopy(other.sequenceIds, 0, sequenceIds, size, other.size);
+        size = n;
     }
 
     /** Appends token {@code i} of {@code other}. */
@@ -92,13 +115,19 @@ public final class Tokens {
         Arrays.fill(typeIds, 0, size, typeId);
     }
 
+    /**
+     * The encoding of these tokens. Full arrays are handed over, not copied (Assembly sizes its
+     * result exactly), so these tokens must not change afterwards.
+     */
     org.vectorbert.tokenizer.Encoding toEncoding() {
         List<org.vectorbert.tokenizer.Encoding> windows = new ArrayList<>(overflowing.size());
         for (Tokens o : overflowing) {
             windows.add(o.toEncoding());
         }
-        return new org.vectorbert.tokenizer.Encoding(List.of(Arrays.copyOf(values, size)), Arrays.copyOf(ids, size),
-                Arrays.copyOf(typeIds, size), Arrays.copyOf(attention, size), Arrays.copyOf(special, size),
-                Arrays.copyOf(starts, size), Arrays.copyOf(ends, size), Arrays.copyOf(sequenceIds, size), windows);
+        if (size != ids.length) {
+            grow(size);
+        }
+        return new org.vectorbert.tokenizer.Encoding(Collections.unmodifiableList(Arrays.asList(values)), ids,
+                typeIds, attention, special, starts, ends, sequenceIds, windows);
     }
 }

@@ -25,6 +25,7 @@ public final class UnigramModel implements Model {
     private final int unkId;
     private final boolean byteFallback;
     private final double unkScore;
+    private final WordCache cache = new WordCache();
 
     public UnigramModel(List<String> pieces, double[] scores, int unkId, boolean byteFallback, String where) {
         this.pieces = pieces.toArray(String[]::new);
@@ -49,20 +50,48 @@ public final class UnigramModel implements Model {
 
     @Override
     public void tokenize(Normalized word, Tokens out) {
-        String s = word.text();
-        int n = s.length();
+        tokenize(new WordChars(word.length()).set(word, 0, word.length()), out);
+    }
+
+    /**
+     * The tokens of a word (never empty). Words already segmented come from the cache: without it,
+     * the Viterbi search and its trie walks were 41% of the Metaspace + Unigram pipeline's time
+     * (async-profiler, unigram-xlmr on the license texts).
+     */
+    void tokenize(WordChars w, Tokens out) {
+        int[] e = cache.get(w);
+        if (e == null) {
+            e = segment(w);
+        }
+        for (int k = WordCache.payload(e); k < e.length; k += 3) {
+            int code = e[k];
+            int start = e[k + 1];
+            int end = e[k + 2];
+            // A negative code marks a token whose string is its own text (fused unknown characters).
+            out.add(code >= 0 ? code : ~code, code >= 0 ? pieces[code] : w.text(start, end), w.starts[start],
+                    w.ends[end - 1], 0, 0, 0);
+        }
+    }
+
+    /**
+     * The word's tokens as the cache keeps them: (code, start, end) per token in the word's units, the
+     * code the token's id, or ~id when the token's string is its text rather than the piece of its id.
+     */
+    private int[] segment(WordChars w) {
+        char[] s = w.chars;
+        int n = w.length;
         double[] best = new double[n + 1];
         int[] from = new int[n + 1];
         int[] pieceId = new int[n + 1];
         boolean[] reached = new boolean[n + 1];
         reached[0] = true;
         for (int start = 0; start < n; ) {
-            int width = Character.charCount(s.codePointAt(start));
+            int width = Character.charCount(Character.codePointAt(s, start, n));
             if (reached[start]) {
                 boolean single = false;
                 int node = CharTrie.ROOT;
                 for (int j = start; j < n; j++) {
-                    node = trie.child(node, s.charAt(j));
+                    node = trie.child(node, s[j]);
                     if (node == CharTrie.NONE) {
                         break;
                     }
@@ -79,13 +108,15 @@ public final class UnigramModel implements Model {
             start += width;
         }
         if (!reached[n]) {
-            throw new TokenizerException("the Unigram model has no unk_id and no piece for a character of '" + s + "'");
+            throw new TokenizerException("the Unigram model has no unk_id and no piece for a character of '"
+                    + w.text() + "'");
         }
         int count = 0;
         int[] ends = new int[n];
         for (int at = n; at > 0; at = from[at]) {
             ends[count++] = at;
         }
+        Tokens out = new Tokens(count);
         int tokenStart = 0;
         int unkFrom = -1;
         for (int k = count - 1; k >= 0; k--) {
@@ -97,16 +128,24 @@ public final class UnigramModel implements Model {
                 }
             } else {
                 if (unkFrom >= 0) {
-                    emit(word, s.substring(unkFrom, start), unkFrom, start, out);
+                    emit(w.text(unkFrom, start), unkFrom, start, out);
                     unkFrom = -1;
                 }
-                emit(word, pieces[pieceId[end]], start, end, out);
+                emit(pieces[pieceId[end]], start, end, out);
             }
             tokenStart = end;
         }
         if (unkFrom >= 0) {
-            emit(word, s.substring(unkFrom, tokenStart), unkFrom, tokenStart, out);
+            emit(w.text(unkFrom, tokenStart), unkFrom, tokenStart, out);
         }
+        int[] payload = new int[3 * out.size];
+        for (int k = 0; k < out.size; k++) {
+            String value = out.values[k];
+            payload[3 * k] = value.equals(pieces[out.ids[k]]) ? out.ids[k] : ~out.ids[k];
+            payload[3 * k + 1] = out.starts[k];
+            payload[3 * k + 2] = out.ends[k];
+        }
+        return cache.put(w, payload, payload.length);
     }
 
     /** A strictly better total replaces; starts are visited in order, so ties keep the earlier start. */
@@ -121,10 +160,11 @@ public final class UnigramModel implements Model {
         }
     }
 
-    private void emit(Normalized word, String text, int start, int end, Tokens out) {
+    /** One token, its span in the word's units [start, end). */
+    private void emit(String text, int start, int end, Tokens out) {
         Integer id = ids.get(text);
         if (id != null) {
-            out.add(id, text, word, start, end);
+            out.add(id, text, start, end, 0, 0, 0);
             return;
         }
         if (byteFallback) {
@@ -138,7 +178,7 @@ public final class UnigramModel implements Model {
             }
             if (all) {
                 for (int k = 0; k < bytes.length; k++) {
-                    out.add(byteIds[k], String.format("<0x%02X>", bytes[k] & 0xFF), word, start, end);
+                    out.add(byteIds[k], String.format("<0x%02X>", bytes[k] & 0xFF), start, end, 0, 0, 0);
                 }
                 return;
             }
@@ -146,7 +186,7 @@ public final class UnigramModel implements Model {
         if (unkId < 0) {
             throw new TokenizerException("the Unigram model has no unk_id for '" + text + "'");
         }
-        out.add(unkId, text, word, start, end);
+        out.add(unkId, text, start, end, 0, 0, 0);
     }
 
     @Override
