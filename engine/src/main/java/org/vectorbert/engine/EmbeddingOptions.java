@@ -23,8 +23,14 @@ import java.util.Objects;
  */
 public record EmbeddingOptions(Precision precision, List<Pooling> pooling, Boolean normalize, Boolean truncate, String prompt,
                                String promptName, int batchTokens) {
-    /** The default token budget of a forward pass: large enough that a batch reads each weight once for many rows. */
-    public static final int BATCH_TOKENS = 4096;
+    /**
+     * The default token budget of a forward pass: enough rows that a batch reads each weight once for
+     * many of them. 1,024 rather than 4,096: the same speed or better on a real corpus (embed --file,
+     * all-MiniLM-L6-v2, 1,500 lines, three alternating rounds: 5540-6073 tokens/s against 2794-5521, and
+     * 1.5% of the positions padding against 5.6%), a quarter of the forward pass's buffers (four
+     * concurrent embed processes: 145 MB private each against 175 MB).
+     */
+    public static final int BATCH_TOKENS = 1024;
 
     public EmbeddingOptions {
         Objects.requireNonNull(precision, "precision");
