@@ -2,7 +2,6 @@ package org.vectorbert.engine;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -172,22 +171,12 @@ public final class Embeddings {
      */
     public List<Result> run(List<String> texts, List<String> pairs, Include... include) {
         List<Prepared> prepared = prepare(texts, pairs, TruncationSide.RIGHT);
-        Integer[] order = new Integer[prepared.size()];
-        Arrays.setAll(order, i -> i);
-        Arrays.sort(order, Comparator.comparingInt(i -> prepared.get(i).length()));
         Result[] results = new Result[prepared.size()];
-        for (int from = 0; from < order.length; ) {
-            // Sorted by length, so a batch's last text is its longest: grow it while the padded size fits the budget.
-            int to = from + 1;
-            while (to < order.length && (to - from + 1) * prepared.get(order[to]).length() <= options.batchTokens()) {
-                to++;
-            }
-            List<Integer> members = Arrays.asList(order).subList(from, to);
+        for (List<Integer> members : LengthBatches.of(prepared.stream().mapToInt(Prepared::length).toArray(), options.batchTokens())) {
             List<Result> done = forward(members.stream().map(prepared::get).toList(), include);
             for (int b = 0; b < members.size(); b++) {
                 results[members.get(b)] = done.get(b);
             }
-            from = to;
         }
         return List.of(results);
     }

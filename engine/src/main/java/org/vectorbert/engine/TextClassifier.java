@@ -201,15 +201,7 @@ public final class TextClassifier {
         }
         int n = labels.count();
         float[] logits = new float[texts.size() * n];
-        Integer[] order = new Integer[encodings.size()];
-        Arrays.setAll(order, i -> i);
-        Arrays.sort(order, Comparator.comparingInt(i -> encodings.get(i).length()));
-        for (int from = 0; from < order.length; ) {
-            int to = from + 1;
-            while (to < order.length && (to - from + 1) * encodings.get(order[to]).length() <= EmbeddingOptions.BATCH_TOKENS) {
-                to++;
-            }
-            List<Integer> members = Arrays.asList(order).subList(from, to);
+        for (List<Integer> members : LengthBatches.of(tokens, EmbeddingOptions.BATCH_TOKENS)) {
             Batch batch = Batch.of(members.stream().map(i -> encodings.get(i).ids()).toList(),
                     members.stream().map(i -> encodings.get(i).typeIds()).toList(), tokenizer.padTokenId());
             float[] out = model.forward(batch, BertModel.Request.lastHiddenState().withHead(HeadKind.SEQUENCE_CLASSIFIER, null),
@@ -217,7 +209,6 @@ public final class TextClassifier {
             for (int b = 0; b < members.size(); b++) {
                 System.arraycopy(out, b * n, logits, members.get(b) * n, n);
             }
-            from = to;
         }
         return new Logits(logits, tokens, truncated);
     }

@@ -2,7 +2,6 @@ package org.vectorbert.engine;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -139,15 +138,8 @@ public final class TokenClassifier {
     private float[][] probabilities(List<Encoding> encodings) {
         int n = labels.count();
         float[][] out = new float[encodings.size()][];
-        Integer[] order = new Integer[encodings.size()];
-        Arrays.setAll(order, i -> i);
-        Arrays.sort(order, Comparator.comparingInt(i -> encodings.get(i).length()));
-        for (int from = 0; from < order.length; ) {
-            int to = from + 1;
-            while (to < order.length && (to - from + 1) * encodings.get(order[to]).length() <= EmbeddingOptions.BATCH_TOKENS) {
-                to++;
-            }
-            List<Integer> members = Arrays.asList(order).subList(from, to);
+        int[] lengths = encodings.stream().mapToInt(Encoding::length).toArray();
+        for (List<Integer> members : LengthBatches.of(lengths, EmbeddingOptions.BATCH_TOKENS)) {
             Batch batch = Batch.of(members.stream().map(i -> encodings.get(i).ids()).toList(),
                     members.stream().map(i -> encodings.get(i).typeIds()).toList(), tokenizer.padTokenId());
             int[] rows = new int[members.stream().mapToInt(i -> encodings.get(i).length()).sum()];
@@ -170,7 +162,6 @@ public final class TokenClassifier {
                 out[i] = p;
                 at += length;
             }
-            from = to;
         }
         return out;
     }
