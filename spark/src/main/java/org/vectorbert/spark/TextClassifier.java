@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
-import java.util.NoSuchElementException;
 import org.apache.spark.api.java.function.MapPartitionsFunction;
 import org.apache.spark.ml.Transformer;
 import org.apache.spark.ml.param.BooleanParam;
@@ -18,7 +17,6 @@ import org.apache.spark.ml.util.MLReader;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.Metadata;
 import org.apache.spark.sql.types.StructType;
@@ -153,7 +151,7 @@ public final class TextClassifier extends Transformer implements DefaultParamsWr
             throw new VectorbertSparkException("param rowsPerBatch must be positive");
         }
         return dataset.toDF().mapPartitions((MapPartitionsFunction<Row, Row>) partition ->
-                new Classified(partition, m, p, function, cut, text, pair, rows), Encoders.row(schema));
+                new BatchedRows(partition, rows, batch -> classified(batch, m, p, function, cut, text, pair)), Encoders.row(schema));
     }
 
     @Override
@@ -161,81 +159,32 @@ public final class TextClassifier extends Transformer implements DefaultParamsWr
         return defaultCopy(extra);
     }
 
-    /** A partition's rows with their label and score appended, a batch of rows at a time. */
-    private static final class Classified implements Iterator<Row> {
-        private final Iterator<Row> rows;
-        private final String model;
-        private final String precision;
-        private final String function;
-        private final boolean truncate;
-        private final int text;
-        private final int pair;
-        private final int batch;
-        private Iterator<Row> ready = java.util.Collections.emptyIterator();
-
-        Classified(Iterator<Row> rows, String model, String precision, String function, boolean truncate, int text, int pair, int batch) {
-            this.rows = rows;
-            this.model = model;
-            this.precision = precision;
-            this.function = function;
-            this.truncate = truncate;
-            this.text = text;
-            this.pair = pair;
-            this.batch = batch;
-        }
-
-        @Override
-        public boolean hasNext() {
-            if (!ready.hasNext() && rows.hasNext()) {
-                ready = next(batch).iterator();
+    /** A batch of a partition's rows with their best label and its score appended (nulls for a null text). */
+    private static List<Row> classified(List<Row> in, String model, String precision, String function, boolean truncate, int text,
+                                        int pair) {
+        List<String> firsts = new ArrayList<>(in.size());
+        List<String> seconds = new ArrayList<>(in.size());
+        for (Row r : in) {
+            if (!missing(r, text, pair)) {
+                firsts.add(r.getString(text));
+                seconds.add(pair < 0 ? null : r.getString(pair));
             }
-            return ready.hasNext();
         }
+        org.vectorbert.engine.TextClassifier classifier = LoadedModels.classifier(model, precision);
+        org.vectorbert.engine.TextClassifier.Function f = function == null
+                ? org.vectorbert.engine.TextClassifier.Function.defaultFor(classifier.labels())
+                : org.vectorbert.engine.TextClassifier.Function.parse(function);
+        Iterator<org.vectorbert.engine.TextClassifier.Result> results = classifier.classify(firsts, pair < 0 ? null : seconds, f, 1,
+                truncate).iterator();
+        List<Row> out = new ArrayList<>(in.size());
+        for (Row r : in) {
+            var best = missing(r, text, pair) ? null : results.next().labels().getFirst();
+            out.add(BatchedRows.appended(r, best == null ? null : best.label(), best == null ? null : best.score()));
+        }
+        return out;
+    }
 
-        @Override
-        public Row next() {
-            if (!hasNext()) {
-                throw new NoSuchElementException();
-            }
-            return ready.next();
-        }
-
-        private List<Row> next(int count) {
-            List<Row> in = new ArrayList<>(count);
-            List<String> firsts = new ArrayList<>(count);
-            List<String> seconds = new ArrayList<>(count);
-            while (in.size() < count && rows.hasNext()) {
-                Row r = rows.next();
-                in.add(r);
-                if (!missing(r)) {
-                    firsts.add(r.getString(text));
-                    seconds.add(pair < 0 ? null : r.getString(pair));
-                }
-            }
-            org.vectorbert.engine.TextClassifier classifier = LoadedModels.classifier(model, precision);
-            org.vectorbert.engine.TextClassifier.Function f = function == null
-                    ? org.vectorbert.engine.TextClassifier.Function.defaultFor(classifier.labels())
-                    : org.vectorbert.engine.TextClassifier.Function.parse(function);
-            Iterator<org.vectorbert.engine.TextClassifier.Result> results = classifier.classify(firsts, pair < 0 ? null : seconds, f, 1,
-                    truncate).iterator();
-            List<Row> out = new ArrayList<>(in.size());
-            for (Row r : in) {
-                Object[] values = new Object[r.length() + 2];
-                for (int i = 0; i < r.length(); i++) {
-                    values[i] = r.get(i);
-                }
-                if (!missing(r)) {
-                    var best = results.next().labels().getFirst();
-                    values[r.length()] = best.label();
-                    values[r.length() + 1] = best.score();
-                }
-                out.add(RowFactory.create(values));
-            }
-            return out;
-        }
-
-        private boolean missing(Row r) {
-            return r.isNullAt(text) || pair >= 0 && r.isNullAt(pair);
-        }
+    private static boolean missing(Row r, int text, int pair) {
+        return r.isNullAt(text) || pair >= 0 && r.isNullAt(pair);
     }
 }

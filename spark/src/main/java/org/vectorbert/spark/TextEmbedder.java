@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
-import java.util.NoSuchElementException;
 import org.apache.spark.api.java.function.MapPartitionsFunction;
 import org.apache.spark.ml.Transformer;
 import org.apache.spark.ml.param.BooleanParam;
@@ -20,12 +19,10 @@ import org.apache.spark.ml.util.MLReader;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.vectorbert.common.VectorbertException;
-import org.vectorbert.engine.Embeddings;
 import org.vectorbert.engine.Precision;
 
 /**
@@ -167,8 +164,8 @@ public final class TextEmbedder extends Transformer implements DefaultParamsWrit
         EmbedSettings settings = settings();
         int column = dataset.schema().fieldIndex($(inputCol));
         int rows = (Integer) $(rowsPerBatch);
-        return dataset.toDF().mapPartitions((MapPartitionsFunction<Row, Row>) partition -> new Embedded(partition, settings, column, rows),
-                Encoders.row(schema));
+        return dataset.toDF().mapPartitions((MapPartitionsFunction<Row, Row>) partition ->
+                new BatchedRows(partition, rows, batch -> embedded(batch, settings, column)), Encoders.row(schema));
     }
 
     @Override
@@ -176,59 +173,19 @@ public final class TextEmbedder extends Transformer implements DefaultParamsWrit
         return defaultCopy(extra);
     }
 
-    /** A partition's rows with their vectors appended, embedded a batch of rows at a time. */
-    private static final class Embedded implements Iterator<Row> {
-        private final Iterator<Row> rows;
-        private final EmbedSettings settings;
-        private final int column;
-        private final int batch;
-        private Iterator<Row> ready = java.util.Collections.emptyIterator();
-
-        Embedded(Iterator<Row> rows, EmbedSettings settings, int column, int batch) {
-            this.rows = rows;
-            this.settings = settings;
-            this.column = column;
-            this.batch = batch;
-        }
-
-        @Override
-        public boolean hasNext() {
-            if (!ready.hasNext() && rows.hasNext()) {
-                ready = next(batch).iterator();
+    /** A batch of a partition's rows with their vectors appended (null for a null text). */
+    private static List<Row> embedded(List<Row> in, EmbedSettings settings, int column) {
+        List<String> texts = new ArrayList<>(in.size());
+        for (Row r : in) {
+            if (!r.isNullAt(column)) {
+                texts.add(r.getString(column));
             }
-            return ready.hasNext();
         }
-
-        @Override
-        public Row next() {
-            if (!hasNext()) {
-                throw new NoSuchElementException();
-            }
-            return ready.next();
+        Iterator<float[]> vectors = LoadedModels.get(settings).embed(texts).iterator();
+        List<Row> out = new ArrayList<>(in.size());
+        for (Row r : in) {
+            out.add(BatchedRows.appended(r, r.isNullAt(column) ? null : vectors.next()));
         }
-
-        private List<Row> next(int count) {
-            List<Row> in = new ArrayList<>(count);
-            List<String> texts = new ArrayList<>(count);
-            while (in.size() < count && rows.hasNext()) {
-                Row r = rows.next();
-                in.add(r);
-                if (!r.isNullAt(column)) {
-                    texts.add(r.getString(column));
-                }
-            }
-            Embeddings embeddings = LoadedModels.get(settings);
-            Iterator<float[]> vectors = embeddings.embed(texts).iterator();
-            List<Row> out = new ArrayList<>(in.size());
-            for (Row r : in) {
-                Object[] values = new Object[r.length() + 1];
-                for (int i = 0; i < r.length(); i++) {
-                    values[i] = r.get(i);
-                }
-                values[r.length()] = r.isNullAt(column) ? null : vectors.next();
-                out.add(RowFactory.create(values));
-            }
-            return out;
-        }
+        return out;
     }
 }
