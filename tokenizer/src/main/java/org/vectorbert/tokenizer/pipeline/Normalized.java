@@ -1,6 +1,7 @@
 package org.vectorbert.tokenizer.pipeline;
 
 import java.util.Arrays;
+import org.vectorbert.tokenizer.TokenizerException;
 
 /**
  * A piece of text after normalisation, with, for every UTF-16 unit of the normalised text, the
@@ -128,6 +129,14 @@ public final class Normalized {
      * or to an empty span at the start when none was consumed yet (change +1).
      */
     public static final class Edit {
+        /**
+         * How much longer a normaliser may make a text (past {@link #MAX_GROWN_UNITS}): Unicode's longest
+         * decompositions are 18 code points. A fuzzed Replace of " {0,}" by 1,000 characters, twice, made
+         * a short text 50 million units long and took 25 s; refused, it takes milliseconds.
+         */
+        private static final int GROWTH_FACTOR = 64;
+        /** Any text may grow to this many units, whatever its length. */
+        private static final int MAX_GROWN_UNITS = 1 << 20;
         private final Normalized source;
         private final StringBuilder out;
         private int[] starts;
@@ -208,6 +217,12 @@ public final class Normalized {
         private Edit emit(int cp) {
             int w = Character.charCount(cp);
             if (size + w > starts.length) {
+                long limit = Math.max(MAX_GROWN_UNITS, GROWTH_FACTOR * (long) source.text.length());
+                if (size + w > limit) {
+                    throw new TokenizerException("normalizing a text of " + source.text.length() + " characters made it longer than "
+                            + limit + ": a normalizer that inserts text at every position (a Replace whose pattern matches the "
+                            + "empty string?) is refused");
+                }
                 starts = Arrays.copyOf(starts, Math.max(size + w, starts.length * 2));
                 ends = Arrays.copyOf(ends, starts.length);
             }

@@ -77,4 +77,16 @@ class BadInputTest {
         assertEquals(true, m.startsWith("cannot parse t.json: "), m);
         assertEquals(1, m.lines().count());
     }
+
+    @Test
+    void aNormalizerThatInsertsTextEverywhereIsRefusedWhenItExplodes() {
+        // The tokenizer.json fuzz target's slow inputs: Replace " {0,}" (empty matches everywhere) by a long text, twice.
+        String content = "x".repeat(1000);
+        String replace = "{\"type\":\"Replace\",\"pattern\":{\"Regex\":\" {0,}\"},\"content\":\"" + content + "\"}";
+        var tokenizer = TokenizerFiles.parseTokenizerJson("{\"normalizer\":{\"type\":\"Sequence\",\"normalizers\":[" + replace + ","
+                + replace + "]},\"model\":" + WORDPIECE + "}", "t.json");
+        var e = assertThrows(TokenizerException.class, () -> tokenizer.encode("hello world"));
+        assertEquals("normalizing a text of 12010 characters made it longer than 1048576: a normalizer that inserts text at every "
+                + "position (a Replace whose pattern matches the empty string?) is refused", e.getMessage());
+    }
 }
