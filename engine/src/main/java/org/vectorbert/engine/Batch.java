@@ -1,6 +1,7 @@
 package org.vectorbert.engine;
 
 import java.util.List;
+import org.vectorbert.tokenizer.Encoding;
 
 /**
  * Token ids of one or more sequences, padded on the right to a common length.
@@ -21,6 +22,11 @@ public record Batch(int size, int length, int[] ids, int[] typeIds, int[] length
     /** A batch of one sequence. */
     public static Batch of(int[] ids, int[] typeIds) {
         return of(List.of(ids), List.of(typeIds), 0);
+    }
+
+    /** The encodings' ids and type ids, padded with {@code padId} to the longest. */
+    static Batch of(List<Encoding> encodings, int padId) {
+        return of(encodings.stream().map(Encoding::ids).toList(), encodings.stream().map(Encoding::typeIds).toList(), padId);
     }
 
     /** Pads the sequences with {@code padId} to the longest; type ids default to 0 when null. */

@@ -161,12 +161,6 @@ public final class BertModel {
         }
     }
 
-    /** The head {@code kind}'s numbers per row, or 0 when the model has none. */
-    int headWidth(HeadKind kind) {
-        Head h = heads.get(kind);
-        return h == null ? 0 : h.width();
-    }
-
     /**
      * What a forward pass should return beyond the last hidden state.
      *

@@ -124,8 +124,7 @@ public final class FillMask {
             }
             positions.add(at);
         }
-        Batch batch = Batch.of(encodings.stream().map(Encoding::ids).toList(), encodings.stream().map(Encoding::typeIds).toList(),
-                tokenizer.padTokenId());
+        Batch batch = Batch.of(encodings, tokenizer.padTokenId());
         int[] rows = new int[positions.stream().mapToInt(p -> p.length).sum()];
         int r = 0;
         for (int b = 0; b < positions.size(); b++) {

@@ -202,8 +202,7 @@ public final class TextClassifier {
         int n = labels.count();
         float[] logits = new float[texts.size() * n];
         for (List<Integer> members : LengthBatches.of(tokens, EmbeddingOptions.BATCH_TOKENS)) {
-            Batch batch = Batch.of(members.stream().map(i -> encodings.get(i).ids()).toList(),
-                    members.stream().map(i -> encodings.get(i).typeIds()).toList(), tokenizer.padTokenId());
+            Batch batch = Batch.of(members.stream().map(encodings::get).toList(), tokenizer.padTokenId());
             float[] out = model.forward(batch, BertModel.Request.lastHiddenState().withHead(HeadKind.SEQUENCE_CLASSIFIER, null),
                     o -> o.heads().get(HeadKind.SEQUENCE_CLASSIFIER));
             for (int b = 0; b < members.size(); b++) {

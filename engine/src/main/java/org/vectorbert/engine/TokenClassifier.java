@@ -140,8 +140,7 @@ public final class TokenClassifier {
         float[][] out = new float[encodings.size()][];
         int[] lengths = encodings.stream().mapToInt(Encoding::length).toArray();
         for (List<Integer> members : LengthBatches.of(lengths, EmbeddingOptions.BATCH_TOKENS)) {
-            Batch batch = Batch.of(members.stream().map(i -> encodings.get(i).ids()).toList(),
-                    members.stream().map(i -> encodings.get(i).typeIds()).toList(), tokenizer.padTokenId());
+            Batch batch = Batch.of(members.stream().map(encodings::get).toList(), tokenizer.padTokenId());
             int[] rows = new int[members.stream().mapToInt(i -> encodings.get(i).length()).sum()];
             int r = 0;
             for (int b = 0; b < members.size(); b++) {
