@@ -154,6 +154,12 @@ public final class BertTokenizer implements Tokenizer {
         return p;
     }
 
+    /** Words as the pipeline of the same stages splits them (word ids are rare: only question answering asks). */
+    @Override
+    public int[] wordIds(String text) {
+        return pipeline().wordIds(text);
+    }
+
     /** The WordPiece tokens of a text, without special tokens added (Hugging Face's {@code tokenize}). */
     public List<String> tokenize(String text) {
         TokenBuffer pieces = splitter.pieces(text);

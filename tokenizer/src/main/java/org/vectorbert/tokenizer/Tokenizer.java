@@ -117,4 +117,12 @@ public interface Tokenizer {
      * joined as one.
      */
     String tokensToText(List<String> tokens);
+
+    /**
+     * For each token of {@code text} encoded alone, without special tokens or truncation (the tokens a
+     * pair encoding holds for it), the index of the pre-tokenized word it came from: the tokenizers
+     * library's {@code word_ids}, where an added token is a word of its own. Tokens of one word share an
+     * index; the question-answering pipeline widens an answer to whole words with it.
+     */
+    int[] wordIds(String text);
 }

@@ -73,7 +73,18 @@ public final class PipelineTokenizer implements Tokenizer {
      * 7 keeps 13 tokens).
      */
     Tokens tokens(String text, int sequence, int limit, EncodeOptions.Side side) {
-        TokenSink sink = new TokenSink(limit, side == EncodeOptions.Side.RIGHT);
+        return tokens(text, sequence, new TokenSink(limit, side == EncodeOptions.Side.RIGHT));
+    }
+
+    @Override
+    public int[] wordIds(String text) {
+        Objects.requireNonNull(text, "text");
+        TokenSink sink = TokenSink.countingWords();
+        tokens(text, 0, sink);
+        return sink.wordIds();
+    }
+
+    private Tokens tokens(String text, int sequence, TokenSink sink) {
         Tokens out = sink.out;
         out.spaces = spaces;
         BertFastPath.Word word = fast == null ? null : new BertFastPath.Word();

@@ -12,18 +12,37 @@ final class TokenSink {
     final Tokens out = new Tokens();
     private final int limit;
     private final boolean right;
-    /** The first token of each word, and whether the word is an added token; left truncation only. */
+    /** The first token of each word, and whether the word is an added token; left truncation and word ids only. */
     private int[] wordStarts;
     private boolean[] addedWords;
     private int words;
 
     TokenSink(int limit, boolean right) {
+        this(limit, right, !right && limit < Integer.MAX_VALUE);
+    }
+
+    private TokenSink(int limit, boolean right, boolean recordWords) {
         this.limit = limit;
         this.right = right;
-        if (!right && limit < Integer.MAX_VALUE) {
+        if (recordWords) {
             wordStarts = new int[16];
             addedWords = new boolean[16];
         }
+    }
+
+    /** A sink with no limit that records where every word starts, for {@link #wordIds}. */
+    static TokenSink countingWords() {
+        return new TokenSink(Integer.MAX_VALUE, true, true);
+    }
+
+    /** Each token's word index, words counted in order (a sink made by {@link #countingWords}). */
+    int[] wordIds() {
+        int[] ids = new int[out.size];
+        for (int k = 0; k < words; k++) {
+            int end = k + 1 < words ? wordStarts[k + 1] : out.size;
+            Arrays.fill(ids, wordStarts[k], end, k);
+        }
+        return ids;
     }
 
     /** A word's tokens, from token {@code before} on, have been added; true when no more words may follow. */
