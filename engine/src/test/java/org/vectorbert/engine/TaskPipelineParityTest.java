@@ -170,4 +170,45 @@ class TaskPipelineParityTest {
         }
         assertTrue(checked >= 250, checked + " texts");
     }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"bert", "roberta"})
+    void questionAnsweringMatchesThePipeline(String family) throws IOException {
+        QuestionAnswerer qa = QuestionAnswerer.load(model("qa", family).toString());
+        List<JsonNode> cases = cases("qa", family);
+        int windowed = 0;
+        for (JsonNode c : cases) {
+            JsonNode k = c.get("kwargs");
+            QuestionAnswerer.Options options = QuestionAnswerer.Options.defaults()
+                    .withTopK(k.path("top_k").asInt(1))
+                    .withMaxAnswerLength(k.path("max_answer_len").asInt(15))
+                    .withDocStride(k.path("doc_stride").asInt(-1))
+                    .withHandleImpossibleAnswer(k.path("handle_impossible_answer").asBoolean(false))
+                    .withAlignToWords(k.path("align_to_words").asBoolean(true));
+            String where = "qa-" + family + " #" + c.get("id").asInt() + " " + k;
+            QuestionAnswerer.Result got = qa.answer(List.of(new QuestionAnswerer.Question(c.get("question").asText(),
+                    c.get("context").asText())), options).getFirst();
+            assertEquals(c.get("n_windows").asInt(), got.windows(), where + " windows");
+            windowed += got.windows() > 1 ? 1 : 0;
+            JsonNode output = c.get("output");
+            List<JsonNode> want = new ArrayList<>();
+            if (output.isArray()) {
+                output.forEach(want::add);
+            } else {
+                want.add(output);
+            }
+            assertEquals(want.size(), got.answers().size(), where + ": " + want + " vs " + got.answers());
+            for (int i = 0; i < want.size(); i++) {
+                JsonNode w = want.get(i);
+                QuestionAnswerer.Answer a = got.answers().get(i);
+                assertEquals(w.get("answer").asText(), a.answer(), where + " answer " + i);
+                assertEquals(w.get("start").asInt(), a.start(), where + " start " + i);
+                assertEquals(w.get("end").asInt(), a.end(), where + " end " + i);
+                assertEquals(w.get("score").asDouble(), a.score(), 1e-4 * Math.abs(w.get("score").asDouble()) + 1e-12,
+                        where + " score " + i);
+            }
+        }
+        assertEquals(300, cases.size());
+        assertTrue(windowed >= 30, windowed + " questions over several windows");
+    }
 }

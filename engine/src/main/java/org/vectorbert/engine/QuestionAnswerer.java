@@ -1,0 +1,401 @@
+package org.vectorbert.engine;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import org.vectorbert.tokenizer.EncodeOptions;
+import org.vectorbert.tokenizer.Encoding;
+import org.vectorbert.tokenizer.Padding;
+import org.vectorbert.tokenizer.Tokenizer;
+import org.vectorbert.tokenizer.Truncation;
+
+/**
+ * Extractive question answering with a {@code *ForQuestionAnswering} checkpoint, as transformers'
+ * question-answering pipeline does it (4.x and 5.0-5.2; the pipeline is gone from 5.3): the question and
+ * context are encoded as a pair, a context too long for one pass is read in windows that overlap by
+ * {@code doc_stride} tokens, and each window's start and end logits, with everything but the context (and
+ * the leading [CLS]) masked out, become probabilities whose products score the spans of at most
+ * {@code max_answer_len} tokens. Spans are widened to whole words, answers with the same text (ignoring
+ * case) from several spans add their scores, and the best {@code top_k} are returned. Start and end are
+ * character offsets into the context, counted in code points as Python counts them. Thread-safe.
+ *
+ * <pre>{@code
+ * QuestionAnswerer qa = QuestionAnswerer.load("path/to/distilbert-base-cased-distilled-squad");
+ * qa.answer("Where do I live?", "My name is Wolfgang and I live in Berlin", QuestionAnswerer.Options.defaults());
+ * }</pre>
+ */
+public final class QuestionAnswerer {
+    /** The pipeline caps the window at 384 tokens even for models that take more. */
+    private static final int PIPELINE_MAX_SEQ_LEN = 384;
+
+    /** One answer: {@code answer} is {@code context[start:end]}; an impossible answer is ("", 0, 0). */
+    public record Answer(double score, int start, int end, String answer) {}
+
+    /** A question about a context. */
+    public record Question(String question, String context) {}
+
+    /**
+     * The pipeline's parameters.
+     *
+     * @param topK                   how many answers (the pipeline's {@code top_k}), at least 1
+     * @param maxAnswerLength        the longest answer in tokens ({@code max_answer_len}), at least 1
+     * @param docStride              tokens consecutive windows share ({@code doc_stride}), or -1 for the
+     *                               pipeline's default, min(max_seq_len / 2, 128)
+     * @param handleImpossibleAnswer whether "no answer" (the [CLS] score) competes ({@code handle_impossible_answer})
+     * @param alignToWords           whether answers are widened to whole words ({@code align_to_words})
+     * @param maxSequenceLength      the longest window, special tokens included ({@code max_seq_len}), or -1
+     *                               for the pipeline's default, min(the model's, 384)
+     */
+    public record Options(int topK, int maxAnswerLength, int docStride, boolean handleImpossibleAnswer, boolean alignToWords,
+                          int maxSequenceLength) {
+        public Options {
+            if (topK < 1) {
+                throw new EngineException("top_k must be at least 1, was " + topK);
+            }
+            if (maxAnswerLength < 1) {
+                throw new EngineException("max_answer_len must be at least 1, was " + maxAnswerLength);
+            }
+            if (docStride < -1) {
+                throw new EngineException("doc_stride must not be negative, was " + docStride);
+            }
+            if (maxSequenceLength != -1 && maxSequenceLength < 1) {
+                throw new EngineException("max_seq_len must be positive, was " + maxSequenceLength);
+            }
+        }
+
+        /** The pipeline's defaults: one answer of at most 15 tokens, words aligned, no impossible answer. */
+        public static Options defaults() {
+            return new Options(1, 15, -1, false, true, -1);
+        }
+
+        public Options withTopK(int k) {
+            return new Options(k, maxAnswerLength, docStride, handleImpossibleAnswer, alignToWords, maxSequenceLength);
+        }
+
+        public Options withMaxAnswerLength(int tokens) {
+            return new Options(topK, tokens, docStride, handleImpossibleAnswer, alignToWords, maxSequenceLength);
+        }
+
+        public Options withDocStride(int tokens) {
+            return new Options(topK, maxAnswerLength, tokens, handleImpossibleAnswer, alignToWords, maxSequenceLength);
+        }
+
+        public Options withHandleImpossibleAnswer(boolean handle) {
+            return new Options(topK, maxAnswerLength, docStride, handle, alignToWords, maxSequenceLength);
+        }
+
+        public Options withAlignToWords(boolean align) {
+            return new Options(topK, maxAnswerLength, docStride, handleImpossibleAnswer, align, maxSequenceLength);
+        }
+
+        public Options withMaxSequenceLength(int tokens) {
+            return new Options(topK, maxAnswerLength, docStride, handleImpossibleAnswer, alignToWords, tokens);
+        }
+    }
+
+    /**
+     * One question's answers, best first, with how many windows its context took.
+     *
+     * @param answers at most {@code top_k}; empty when no span of the context could be scored
+     */
+    public record Result(List<Answer> answers, int windows) {}
+
+    /**
+     * A window over one question's context: its encoding, the tokens before its context tokens, and which of the
+     * context's tokens it holds, [from, to).
+     */
+    private record Window(int question, Encoding encoding, int prefix, int from, int to) {}
+
+    /** A question's pair encoding without truncation, its context's word ids and code-point offsets. */
+    private record Pair(Question question, Encoding encoding, int firstContext, int contextTokens, int[] words, int[] codePoints) {}
+
+    private final BertModel model;
+    private final Tokenizer tokenizer;
+    private final int maxTokens;
+
+    private QuestionAnswerer(BertModel model, Tokenizer tokenizer) {
+        model.requireHead(HeadKind.QUESTION_ANSWERING, ": it cannot answer questions");
+        model.requireFits(tokenizer);
+        this.model = model;
+        this.tokenizer = tokenizer;
+        this.maxTokens = Math.min(model.config().maxTokens(), tokenizer.modelMaxLength());
+    }
+
+    public static QuestionAnswerer load(String model) {
+        return load(model, Precision.F32);
+    }
+
+    public static QuestionAnswerer load(String model, Precision precision) {
+        return ModelLoading.load(model, precision, QuestionAnswerer::of);
+    }
+
+    public static QuestionAnswerer of(BertModel model, Tokenizer tokenizer) {
+        return new QuestionAnswerer(model, tokenizer);
+    }
+
+    /** The longest window the model takes, special tokens included. */
+    public int maxTokens() {
+        return maxTokens;
+    }
+
+    /** The best answers to {@code question} in {@code context}, best first. */
+    public List<Answer> answer(String question, String context, Options options) {
+        return answer(List.of(new Question(question, context)), options).getFirst().answers();
+    }
+
+    /** The answers to each question, the windows of all of them batched by length. */
+    public List<Result> answer(List<Question> questions, Options options) {
+        int maxSeqLen = options.maxSequenceLength() == -1 ? Math.min(maxTokens, PIPELINE_MAX_SEQ_LEN) : options.maxSequenceLength();
+        if (maxSeqLen > maxTokens) {
+            throw new EngineException("max_seq_len " + maxSeqLen + " is more than the model takes (" + maxTokens + " tokens)");
+        }
+        int stride = options.docStride() == -1 ? Math.min(maxSeqLen / 2, 128) : options.docStride();
+        if (stride > maxSeqLen) {
+            throw new EngineException("doc_stride (" + stride + ") is larger than max_seq_len (" + maxSeqLen + ")");
+        }
+        List<Pair> pairs = new ArrayList<>(questions.size());
+        List<Window> windows = new ArrayList<>();
+        for (int q = 0; q < questions.size(); q++) {
+            Pair pair = pair(questions.get(q));
+            pairs.add(pair);
+            windows.addAll(windows(q, pair, maxSeqLen, stride));
+        }
+        float[][] logits = logits(windows);
+        double[] nullScores = new double[questions.size()];
+        int[] windowCounts = new int[questions.size()];
+        Arrays.fill(nullScores, 1_000_000);
+        List<List<Answer>> answers = new ArrayList<>();
+        for (int q = 0; q < questions.size(); q++) {
+            answers.add(new ArrayList<>());
+        }
+        for (int w = 0; w < windows.size(); w++) {
+            Window window = windows.get(w);
+            int q = window.question();
+            windowCounts[q]++;
+            nullScores[q] = Math.min(nullScores[q], collect(pairs.get(q), window, logits[w], options, answers.get(q)));
+        }
+        List<Result> results = new ArrayList<>(questions.size());
+        for (int q = 0; q < questions.size(); q++) {
+            List<Answer> list = answers.get(q);
+            if (options.handleImpossibleAnswer()) {
+                list.add(new Answer(nullScores[q], 0, 0, ""));
+            }
+            List<Answer> sorted = list.stream().sorted(Comparator.comparingDouble(Answer::score).reversed()).limit(options.topK()).toList();
+            results.add(new Result(sorted, windowCounts[q]));
+        }
+        return results;
+    }
+
+    /** A span of a window with its score: the float32 product the pipeline returns and a double one to sort by. */
+    private record Scored(float score, double order, int start, int end) {}
+
+    private Pair pair(Question q) {
+        if (q.question() == null || q.question().isEmpty()) {
+            throw new EngineException("the question is empty");
+        }
+        if (q.context() == null || q.context().isEmpty()) {
+            throw new EngineException("the context is empty");
+        }
+        EncodeOptions whole = EncodeOptions.defaults().withPadding(Padding.NONE).withTruncation(Truncation.NONE);
+        Encoding e = tokenizer.encode(q.question(), q.context(), whole);
+        int first = -1;
+        int count = 0;
+        for (int i = 0; i < e.length(); i++) {
+            if (e.sequenceIds()[i] == 1) {
+                if (first < 0) {
+                    first = i;
+                }
+                count++;
+            }
+        }
+        int[] words = tokenizer.wordIds(q.context());
+        if (words.length != count) {
+            throw new IllegalStateException("the context has " + count + " tokens in the pair but " + words.length + " alone");
+        }
+        int[] codePoints = new int[q.context().length() + 1];
+        for (int i = 0, cp = 0; i <= q.context().length(); i++) {
+            codePoints[i] = cp;
+            if (i < q.context().length() && !Character.isHighSurrogate(q.context().charAt(i))) {
+                cp++;
+            }
+        }
+        return new Pair(q, e, first < 0 ? e.length() : first, count, words, codePoints);
+    }
+
+    /**
+     * The windows of a pair, as the tokenizers library (up to 0.22.2) cuts them with only_second truncation
+     * and a stride: the question and special tokens in each, the context tokens in windows of the room left,
+     * each starting room - stride tokens after the one before, the last ending at the context's end.
+     */
+    private List<Window> windows(int q, Pair pair, int maxSeqLen, int stride) {
+        Encoding e = pair.encoding();
+        int first = pair.firstContext();
+        int n = pair.contextTokens();
+        int others = e.length() - n;
+        if (e.length() <= maxSeqLen) {
+            return List.of(new Window(q, e, first, 0, n));
+        }
+        int room = maxSeqLen - others;
+        if (room <= 0) {
+            throw new EngineException("the question takes " + (others - tokenizer.template().pairAdded()) + " tokens, and with "
+                    + tokenizer.template().pairAdded() + " special tokens leaves no room for the context in a window of "
+                    + maxSeqLen + "; shorten the question or raise max_seq_len");
+        }
+        if (stride >= room) {
+            throw new EngineException("doc_stride (" + stride + ") must be smaller than the " + room
+                    + " context tokens a window holds with this question");
+        }
+        List<Window> windows = new ArrayList<>();
+        for (int start = 0; ; start += room - stride) {
+            int stop = Math.min(start + room, n);
+            windows.add(new Window(q, slice(e, first, n, start, stop), first, start, stop));
+            if (stop == n) {
+                return windows;
+            }
+        }
+    }
+
+    /** The pair's tokens before the context, context tokens [from, to), and the tokens after the context. */
+    private static Encoding slice(Encoding e, int first, int n, int from, int to) {
+        int after = e.length() - first - n;
+        int length = first + (to - from) + after;
+        int[][] parts = {e.ids(), e.typeIds(), e.attentionMask(), e.specialTokensMask(), e.starts(), e.ends(), e.sequenceIds()};
+        int[][] out = new int[parts.length][length];
+        for (int k = 0; k < parts.length; k++) {
+            System.arraycopy(parts[k], 0, out[k], 0, first);
+            System.arraycopy(parts[k], first + from, out[k], first, to - from);
+            System.arraycopy(parts[k], first + n, out[k], first + (to - from), after);
+        }
+        List<String> tokens = new ArrayList<>(length);
+        tokens.addAll(e.tokens().subList(0, first));
+        tokens.addAll(e.tokens().subList(first + from, first + to));
+        tokens.addAll(e.tokens().subList(first + n, e.length()));
+        return new Encoding(tokens, out[0], out[1], out[2], out[3], out[4], out[5], out[6]);
+    }
+
+    /** Each window's start and end logits, [tokens, 2] row-major, the windows batched by length. */
+    private float[][] logits(List<Window> windows) {
+        float[][] out = new float[windows.size()][];
+        int[] lengths = windows.stream().mapToInt(w -> w.encoding().length()).toArray();
+        for (List<Integer> members : LengthBatches.of(lengths, EmbeddingOptions.BATCH_TOKENS)) {
+            List<Encoding> encodings = members.stream().map(i -> windows.get(i).encoding()).toList();
+            Batch batch = Batch.of(encodings, tokenizer.padTokenId());
+            int[] rows = new int[encodings.stream().mapToInt(Encoding::length).sum()];
+            int r = 0;
+            for (int b = 0; b < encodings.size(); b++) {
+                for (int p = 0; p < encodings.get(b).length(); p++) {
+                    rows[r++] = b * batch.length() + p;
+                }
+            }
+            float[] logits = model.forward(batch, BertModel.Request.lastHiddenState().withHead(HeadKind.QUESTION_ANSWERING, rows),
+                    o -> o.heads().get(HeadKind.QUESTION_ANSWERING));
+            int at = 0;
+            for (int i : members) {
+                int length = windows.get(i).encoding().length();
+                out[i] = Arrays.copyOfRange(logits, at * 2, (at + length) * 2);
+                at += length;
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Scores one window's spans and adds the best ones to {@code answers} (an answer already there with the
+     * same text, ignoring case, gains the span's score instead); returns the window's "no answer" score.
+     */
+    private double collect(Pair pair, Window window, float[] logits, Options options, List<Answer> answers) {
+        Encoding e = window.encoding();
+        int n = e.length();
+        boolean[] allowed = new boolean[n];
+        int cls = e.specialTokensMask()[0] == 1 ? e.ids()[0] : Integer.MIN_VALUE;
+        for (int i = 0; i < n; i++) {
+            allowed[i] = (e.sequenceIds()[i] == 1 || e.ids()[i] == cls) && e.attentionMask()[i] == 1;
+        }
+        double[] start = softmax(logits, 0, allowed);
+        double[] end = softmax(logits, 1, allowed);
+        float[] start32 = new float[n];
+        float[] end32 = new float[n];
+        for (int i = 0; i < n; i++) {
+            start32[i] = (float) start[i];
+            end32[i] = (float) end[i];
+        }
+        double nullScore = start32[0] * end32[0];
+        start32[0] = end32[0] = 0;
+        start[0] = end[0] = 0;
+        List<Scored> spans = new ArrayList<>();
+        for (int s = 0; s < n; s++) {
+            if (!allowed[s] || start32[s] == 0) {
+                continue;
+            }
+            for (int t = s; t < Math.min(n, s + options.maxAnswerLength()); t++) {
+                if (allowed[t] && end32[t] != 0) {
+                    spans.add(new Scored(start32[s] * end32[t], start[s] * end[t], s, t));
+                }
+            }
+        }
+        spans.sort(Comparator.comparingDouble(Scored::order).reversed());
+        int keep = options.alignToWords() ? options.topK() * 2 + 10 : options.topK();
+        String context = pair.question().context();
+        for (Scored span : spans.subList(0, Math.min(keep, spans.size()))) {
+            int[] chars = options.alignToWords() && e.sequenceIds()[span.start()] == 1 && e.sequenceIds()[span.end()] == 1
+                    ? wordChars(pair.words(), window, span) : new int[] {e.starts()[span.start()], e.ends()[span.end()]};
+            String text = context.substring(chars[0], chars[1]);
+            String key = text.toLowerCase(Locale.ROOT);
+            int found = -1;
+            for (int a = 0; a < answers.size() && found < 0; a++) {
+                if (answers.get(a).answer().toLowerCase(Locale.ROOT).equals(key)) {
+                    found = a;
+                }
+            }
+            if (found >= 0) {
+                Answer old = answers.get(found);
+                answers.set(found, new Answer(old.score() + span.score(), old.start(), old.end(), old.answer()));
+            } else {
+                answers.add(new Answer(span.score(), pair.codePoints()[chars[0]], pair.codePoints()[chars[1]], text));
+            }
+        }
+        return nullScore;
+    }
+
+    /**
+     * A span widened to whole words within its window, in UTF-16 units of the context: from the first token of
+     * the start token's word to the last token of the end token's word (a word the window cuts gives its part
+     * in the window), as the tokenizers library's word_to_chars does.
+     */
+    private static int[] wordChars(int[] words, Window window, Scored span) {
+        int s = window.from() + span.start() - window.prefix();     // context token indices
+        int t = window.from() + span.end() - window.prefix();
+        int from = s;
+        while (from > window.from() && words[from - 1] == words[s]) {
+            from--;
+        }
+        int to = t;
+        while (to + 1 < window.to() && words[to + 1] == words[t]) {
+            to++;
+        }
+        Encoding e = window.encoding();
+        return new int[] {e.starts()[window.prefix() + from - window.from()], e.ends()[window.prefix() + to - window.from()]};
+    }
+
+    /** Softmax over the window of one logit column, positions not allowed at -10000 as the pipeline masks them. */
+    private static double[] softmax(float[] logits, int column, boolean[] allowed) {
+        int n = allowed.length;
+        double[] p = new double[n];
+        double max = Double.NEGATIVE_INFINITY;
+        for (int i = 0; i < n; i++) {
+            p[i] = allowed[i] ? logits[i * 2 + column] : -10000.0;
+            max = Math.max(max, p[i]);
+        }
+        double sum = 0;
+        for (int i = 0; i < n; i++) {
+            p[i] = Math.exp(p[i] - max);
+            sum += p[i];
+        }
+        for (int i = 0; i < n; i++) {
+            p[i] /= sum;
+        }
+        return p;
+    }
+}
