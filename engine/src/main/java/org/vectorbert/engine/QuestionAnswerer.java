@@ -248,31 +248,10 @@ public final class QuestionAnswerer {
                     + " context tokens a window holds with this question");
         }
         List<Window> windows = new ArrayList<>();
-        for (int start = 0; ; start += room - stride) {
-            int stop = Math.min(start + room, n);
-            windows.add(new Window(q, slice(e, first, n, start, stop), first, start, stop));
-            if (stop == n) {
-                return windows;
-            }
+        for (int[] range : StrideWindows.ranges(n, room, stride)) {
+            windows.add(new Window(q, StrideWindows.slice(e, first, n, range[0], range[1]), first, range[0], range[1]));
         }
-    }
-
-    /** The pair's tokens before the context, context tokens [from, to), and the tokens after the context. */
-    private static Encoding slice(Encoding e, int first, int n, int from, int to) {
-        int after = e.length() - first - n;
-        int length = first + (to - from) + after;
-        int[][] parts = {e.ids(), e.typeIds(), e.attentionMask(), e.specialTokensMask(), e.starts(), e.ends(), e.sequenceIds()};
-        int[][] out = new int[parts.length][length];
-        for (int k = 0; k < parts.length; k++) {
-            System.arraycopy(parts[k], 0, out[k], 0, first);
-            System.arraycopy(parts[k], first + from, out[k], first, to - from);
-            System.arraycopy(parts[k], first + n, out[k], first + (to - from), after);
-        }
-        List<String> tokens = new ArrayList<>(length);
-        tokens.addAll(e.tokens().subList(0, first));
-        tokens.addAll(e.tokens().subList(first + from, first + to));
-        tokens.addAll(e.tokens().subList(first + n, e.length()));
-        return new Encoding(tokens, out[0], out[1], out[2], out[3], out[4], out[5], out[6]);
+        return windows;
     }
 
     /** Each window's start and end logits, [tokens, 2] row-major, the windows batched by length. */

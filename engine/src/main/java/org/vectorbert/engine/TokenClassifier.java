@@ -2,6 +2,7 @@ package org.vectorbert.engine;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -115,23 +116,113 @@ public final class TokenClassifier {
 
     /** {@link #entities(List, Aggregation, Set)} with each text's length in tokens and whether it was cut. */
     public List<Result> tag(List<String> texts, Aggregation aggregation, Set<String> ignoreLabels) {
-        EncodeOptions options = EncodeOptions.defaults().withPadding(Padding.NONE).withTruncation(Truncation.LONGEST_FIRST)
-                .withMaxLength(maxTokens);
-        List<Encoding> encodings = tokenizer.encodeBatch(texts, options);
-        float[][] probabilities = probabilities(encodings);
+        return tag(texts, aggregation, ignoreLabels, -1);
+    }
+
+    /**
+     * The entities of each text, as {@link #tag(List, Aggregation, Set)}; with a {@code stride} of 0 or more, a text
+     * longer than the model takes is not cut but read in windows that share {@code stride} tokens (the pipeline's
+     * {@code stride}): each window's entities are found on their own (a token's {@code index} counts within its
+     * window), and where windows overlap the longer entity is kept (of equal ones the surer).
+     */
+    public List<Result> tag(List<String> texts, Aggregation aggregation, Set<String> ignoreLabels, int stride) {
+        int room = maxTokens - tokenizer.template().singleAdded();
+        if (stride >= room) {
+            throw new EngineException("stride (" + stride + ") must be smaller than the " + room + " tokens of text a window holds");
+        }
+        List<Encoding> windows = new ArrayList<>();
+        int[] firstWindow = new int[texts.size() + 1];
+        int[] lengths = new int[texts.size()];
+        boolean[] truncated = new boolean[texts.size()];
+        if (stride < 0) {
+            EncodeOptions options = EncodeOptions.defaults().withPadding(Padding.NONE).withTruncation(Truncation.LONGEST_FIRST)
+                    .withMaxLength(maxTokens);
+            windows.addAll(tokenizer.encodeBatch(texts, options));
+            for (int t = 0; t < texts.size(); t++) {
+                firstWindow[t + 1] = t + 1;
+                lengths[t] = windows.get(t).length();
+                truncated[t] = !windows.get(t).overflowing().isEmpty();
+            }
+        } else {
+            EncodeOptions whole = EncodeOptions.defaults().withPadding(Padding.NONE).withTruncation(Truncation.NONE);
+            List<Encoding> encodings = tokenizer.encodeBatch(texts, whole);
+            for (int t = 0; t < texts.size(); t++) {
+                Encoding e = encodings.get(t);
+                lengths[t] = e.length();
+                windows.addAll(windows(e, room, stride));
+                firstWindow[t + 1] = windows.size();
+            }
+        }
+        float[][] probabilities = probabilities(windows);
         List<Result> results = new ArrayList<>(texts.size());
         for (int t = 0; t < texts.size(); t++) {
-            List<Token> tokens = tokens(texts.get(t), encodings.get(t), probabilities[t]);
-            List<Labelled> labelled = aggregation == Aggregation.NONE || aggregation == Aggregation.SIMPLE
-                    ? tokens.stream().map(this::label).toList()
-                    : words(tokens, aggregation);
-            List<Entity> entities = aggregation == Aggregation.NONE
-                    ? labelled.stream().map(l -> new Entity(l.entity(), l.score(), l.index(), l.word(), l.start(), l.end())).toList()
-                    : group(labelled);
-            results.add(new Result(entities.stream().filter(e -> !ignoreLabels.contains(e.entity())).toList(),
-                    encodings.get(t).length(), !encodings.get(t).overflowing().isEmpty()));
+            List<Entity> entities = new ArrayList<>();
+            for (int w = firstWindow[t]; w < firstWindow[t + 1]; w++) {
+                entities.addAll(entities(texts.get(t), windows.get(w), probabilities[w], aggregation, ignoreLabels));
+            }
+            results.add(new Result(firstWindow[t + 1] - firstWindow[t] > 1 ? overlapsResolved(entities) : entities,
+                    lengths[t], truncated[t]));
         }
         return results;
+    }
+
+    /** A whole encoding in windows of {@code room} text tokens (one window when it fits). */
+    private List<Encoding> windows(Encoding e, int room, int stride) {
+        int first = -1;
+        int n = 0;
+        for (int i = 0; i < e.length(); i++) {
+            if (e.sequenceIds()[i] == 0) {
+                first = first < 0 ? i : first;
+                n++;
+            }
+        }
+        if (e.length() <= maxTokens || n == 0) {
+            return List.of(e);
+        }
+        List<Encoding> windows = new ArrayList<>();
+        for (int[] range : StrideWindows.ranges(n, room, stride)) {
+            windows.add(StrideWindows.slice(e, first, n, range[0], range[1]));
+        }
+        return windows;
+    }
+
+    /** One window's entities, those labelled in {@code ignoreLabels} dropped after grouping. */
+    private List<Entity> entities(String text, Encoding e, float[] probabilities, Aggregation aggregation, Set<String> ignoreLabels) {
+        List<Token> tokens = tokens(text, e, probabilities);
+        List<Labelled> labelled = aggregation == Aggregation.NONE || aggregation == Aggregation.SIMPLE
+                ? tokens.stream().map(this::label).toList()
+                : words(tokens, aggregation);
+        List<Entity> entities = aggregation == Aggregation.NONE
+                ? labelled.stream().map(l -> new Entity(l.entity(), l.score(), l.index(), l.word(), l.start(), l.end())).toList()
+                : group(labelled);
+        return entities.stream().filter(x -> !ignoreLabels.contains(x.entity())).toList();
+    }
+
+    /**
+     * The pipeline's aggregate_overlapping_entities: by start (stably), an entity that starts inside the one kept
+     * before it replaces that one when longer, or as long and surer; otherwise it is kept after it.
+     */
+    private static List<Entity> overlapsResolved(List<Entity> entities) {
+        if (entities.isEmpty()) {
+            return entities;
+        }
+        List<Entity> sorted = entities.stream().sorted(Comparator.comparingInt(Entity::start)).toList();
+        List<Entity> kept = new ArrayList<>();
+        Entity previous = sorted.getFirst();
+        for (Entity e : sorted) {
+            if (previous.start() <= e.start() && e.start() < previous.end()) {
+                int length = e.end() - e.start();
+                int previousLength = previous.end() - previous.start();
+                if (length > previousLength || length == previousLength && e.score() > previous.score()) {
+                    previous = e;
+                }
+            } else {
+                kept.add(previous);
+                previous = e;
+            }
+        }
+        kept.add(previous);
+        return kept;
     }
 
     /** Each encoding's label probabilities, [tokens, labels] row-major: softmax of the logits per token. */
