@@ -25,7 +25,7 @@ import picocli.CommandLine.Command;
             "  vectorbert help embed",
             "", "Exit codes: 0 success, 2 bad usage or bad input, 1 internal error.",
             "Models live in $VECTORBERT_HOME (default ~/.cache/vectorbert) and the Hugging Face cache."},
-        subcommands = {FillMaskCommand.class, EmbedCommand.class, ClassifyCommand.class, RerankCommand.class, NerCommand.class, AttentionCommand.class, ServeCommand.class, TokenizeCommand.class, ConvertCommand.class, InspectCommand.class,
+        subcommands = {FillMaskCommand.class, EmbedCommand.class, ClassifyCommand.class, RerankCommand.class, NerCommand.class, QaCommand.class, AttentionCommand.class, ServeCommand.class, TokenizeCommand.class, ConvertCommand.class, InspectCommand.class,
             CommandLine.HelpCommand.class})
 public final class Main implements java.util.concurrent.Callable<Integer> {
     @picocli.CommandLine.Spec

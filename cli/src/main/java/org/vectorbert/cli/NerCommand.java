@@ -41,6 +41,11 @@ final class NerCommand implements Callable<Integer> {
             description = "Labels left out, comma-separated (default: ${DEFAULT-VALUE}; an empty string keeps all).")
     String ignoreLabels;
 
+    @Option(names = "--stride", paramLabel = "N", defaultValue = "-1",
+            description = "Read a text longer than the model takes in windows sharing N tokens, instead of cutting it "
+                    + "(the pipeline's stride; overlapping entities resolved as it does).")
+    int stride;
+
     @Option(names = "--json", description = "One JSON line per text: a list of {entity or entity_group, score, index (none only), "
             + "word, start, end}, offsets in characters of the text.")
     boolean json;
@@ -69,9 +74,14 @@ final class NerCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         TokenClassifier ner = TokenClassifier.load(modelOptions.directory(err).toString(), modelOptions.precision());
         RunProgress progress = new RunProgress(err, "ner:", file != null);
-        progress.cutAt(ner.maxTokens());
+        if (stride < -1) {
+            throw new UserError("--stride must not be negative, was " + stride);
+        }
+        if (stride < 0) {
+            progress.cutAt(ner.maxTokens());
+        }
         TextInput.forEachBatch(texts, file, System.in, 64, (batch, first, read, total) -> {
-            List<TokenClassifier.Result> results = ner.tag(batch, strategy, ignore);
+            List<TokenClassifier.Result> results = ner.tag(batch, strategy, ignore, stride);
             long tokens = 0;
             for (int i = 0; i < batch.size(); i++) {
                 TokenClassifier.Result r = results.get(i);

@@ -13,10 +13,11 @@ import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.vectorbert.loader.testing.TinyTaskModels;
+import org.vectorbert.engine.QuestionAnswerer;
 import org.vectorbert.engine.Reranker;
 import org.vectorbert.engine.TextClassifier;
 import org.vectorbert.engine.TokenClassifier;
+import org.vectorbert.loader.testing.TinyTaskModels;
 
 /** {@code vectorbert classify} and {@code vectorbert rerank}: the library's answers, in the pipelines' and TEI's shapes. */
 class TaskCommandsTest {
@@ -26,12 +27,14 @@ class TaskCommandsTest {
     static Path sentiment;
     static Path reranker;
     static Path tagger;
+    static Path answerer;
 
     @BeforeAll
     static void models() throws IOException {
         sentiment = TinyTaskModels.sequenceClassifier(work.resolve("sentiment"), List.of("NEGATIVE", "NEUTRAL", "POSITIVE"), "");
         reranker = TinyTaskModels.sequenceClassifier(work.resolve("reranker"), List.of("LABEL_0"), "");
         tagger = TinyTaskModels.tokenClassifier(work.resolve("tagger"), List.of("O", "B-PER", "I-PER", "B-LOC", "I-LOC"));
+        answerer = TinyTaskModels.questionAnswerer(work.resolve("answerer"));
     }
 
     @Test
@@ -54,12 +57,72 @@ class TaskCommandsTest {
                 assertEquals(strategy.equals("none"), e.has("index"));
             }
         }
+        String longText = (text + " ").repeat(4).strip();
+        var strided = run("ner", "--model", tagger.toString(), "--json", "--aggregation-strategy", "first", "--stride", "4", longText);
+        assertEquals(0, strided.exit(), strided.err());
+        List<TokenClassifier.Entity> windowed = library.tag(List.of(longText), TokenClassifier.Aggregation.FIRST, java.util.Set.of("O"), 4)
+                .getFirst().entities();
+        assertEquals(windowed.size(), strided.jsonLines().getFirst().size());
+        assertTrue(windowed.getLast().end() > text.length() * 3, "entities from the last window: " + windowed.getLast());
         var table = run("ner", "--model", tagger.toString(), "--aggregation-strategy", "simple", text);
         assertEquals(0, table.exit(), table.err());
         assertTrue(!table.out().contains("  O  "), table.out());
         assertUserError(run("ner", "--model", tagger.toString(), "--aggregation-strategy", "longest", "x"),
                 "--aggregation-strategy must be none, simple, first, average or max, not 'longest'");
         assertUserError(run("ner", "--model", sentiment.toString(), "x"), "has no token-classification head");
+    }
+
+    @Test
+    void qaGivesThePipelinesAnswers() throws IOException {
+        QuestionAnswerer library = QuestionAnswerer.load(answerer.toString());
+        String question = "what is the capital of france ?";
+        String context = "paris is the capital of france . berlin is the capital of germany . bananas are yellow . "
+                + "shakespeare wrote hamlet . john lives in london .";
+        var r = run("qa", "--model", answerer.toString(), "--json", "--question", question, "--context", context);
+        assertEquals(0, r.exit(), r.err());
+        JsonNode one = r.jsonLines().getFirst();
+        QuestionAnswerer.Answer want = library.answer(question, context, QuestionAnswerer.Options.defaults()).getFirst();
+        assertEquals(want.answer(), one.get("answer").asText());
+        assertEquals(want.start(), one.get("start").asInt());
+        assertEquals(want.end(), one.get("end").asInt());
+        assertEquals(want.score(), one.get("score").asDouble(), 1e-12);
+        assertEquals(context.substring(one.get("start").asInt(), one.get("end").asInt()), one.get("answer").asText());
+
+        Path file = work.resolve("questions.jsonl");
+        Files.writeString(file, "{\"question\": \"who wrote hamlet ?\", \"context\": \"" + context + "\"}\n"
+                + "{\"question\": \"where does john live ?\", \"context\": \"john lives in london .\"}\n");
+        var many = run("qa", "--model", answerer.toString(), "--json", "--top-k", "3", "--handle-impossible-answer", "--doc-stride", "4",
+                "--file", file.toString());
+        assertEquals(0, many.exit(), many.err());
+        List<JsonNode> lines = many.jsonLines();
+        assertEquals(2, lines.size());
+        var options = QuestionAnswerer.Options.defaults().withTopK(3).withHandleImpossibleAnswer(true).withDocStride(4);
+        List<QuestionAnswerer.Answer> second = library.answer("where does john live ?", "john lives in london .", options);
+        assertTrue(lines.get(1).isArray(), "a list when --top-k asks for more: " + lines.get(1));
+        assertEquals(second.size(), lines.get(1).size());
+        for (int k = 0; k < second.size(); k++) {
+            assertEquals(second.get(k).answer(), lines.get(1).get(k).get("answer").asText());
+        }
+        List<QuestionAnswerer.Answer> all = library.answer("where does john live ?", "john lives in london .", options.withTopK(1000));
+        assertTrue(all.stream().anyMatch(a -> a.answer().isEmpty() && a.start() == 0 && a.end() == 0), all.toString());
+        assertTrue(library.answer(List.of(new QuestionAnswerer.Question("who wrote hamlet ?", context)), options).getFirst().windows() > 1,
+                "a context longer than the model's 32 positions is read in windows");
+
+        var table = run("qa", "--model", answerer.toString(), "--question", question, "--context", context);
+        assertEquals(0, table.exit(), table.err());
+        assertTrue(table.out().contains("\"" + want.answer() + "\""), table.out());
+
+        Files.writeString(file, "{\"question\": \"who ?\"}\n");
+        assertUserError(run("qa", "--model", answerer.toString(), "--file", file.toString()), "line 1");
+        Files.writeString(file, "who wrote hamlet ?\n");
+        assertUserError(run("qa", "--model", answerer.toString(), "--file", file.toString()), "is not a JSON object");
+        assertUserError(run("qa", "--model", answerer.toString(), "--question", "who ?"), "give --question and --context");
+        assertUserError(run("qa", "--model", answerer.toString(), "--top-k", "0", "--question", "q", "--context", "c"),
+                "--top-k must be at least 1");
+        assertUserError(run("qa", "--model", answerer.toString(), "--question", "the capital of france ".repeat(8), "--context", context),
+                "leaves no room for the context");
+        assertUserError(run("qa", "--model", answerer.toString(), "--question", "", "--context", context), "the question is empty");
+        assertUserError(run("qa", "--model", tagger.toString(), "--question", "q", "--context", "c"), "has no question-answering head");
     }
 
     @Test

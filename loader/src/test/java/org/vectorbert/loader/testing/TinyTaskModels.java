@@ -44,6 +44,14 @@ public final class TinyTaskModels {
         return write(dir, "BertForTokenClassification", labels, head, "");
     }
 
+    /** A BertForQuestionAnswering ({@code qa_outputs}: start and end logits at every token, no pooler). */
+    public static Path questionAnswerer(Path dir) throws IOException {
+        Map<String, long[]> head = new LinkedHashMap<>();
+        head.put("qa_outputs.weight", new long[] {2, HIDDEN});
+        head.put("qa_outputs.bias", new long[] {2});
+        return write(dir, "BertForQuestionAnswering", List.of("LABEL_0", "LABEL_1"), head, "");
+    }
+
     private static Path write(Path dir, String architecture, List<String> labels, Map<String, long[]> head, String extraConfig)
             throws IOException {
         Files.createDirectories(dir);
