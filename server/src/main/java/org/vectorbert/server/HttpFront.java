@@ -60,6 +60,8 @@ final class HttpFront extends Handler.Abstract {
         route("POST", "/fill-mask", "fill_mask", true, true, (b, gone) -> api.fillMask(b));
         route("POST", "/rerank", "rerank", true, true, (b, gone) -> api.rerank(b));
         route("POST", "/predict", "predict", true, true, (b, gone) -> api.predict(b));
+        route("POST", "/token-classification", "token_classification", true, true, (b, gone) -> api.tokenClassification(b));
+        route("POST", "/question-answering", "question_answering", true, true, (b, gone) -> api.questionAnswering(b));
         route("POST", "/tokenize", "tokenize", true, true, (b, gone) -> api.tokenize(b));
         route("POST", "/decode", "decode", true, true, (b, gone) -> api.decode(b));
         route("GET", "/info", "info", true, false, (b, gone) -> api.info());

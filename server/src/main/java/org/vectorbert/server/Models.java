@@ -5,24 +5,32 @@ import java.util.Optional;
 import org.vectorbert.engine.Embeddings;
 import org.vectorbert.engine.FillMask;
 import org.vectorbert.engine.HeadKind;
+import org.vectorbert.engine.QuestionAnswerer;
 import org.vectorbert.engine.TextClassifier;
+import org.vectorbert.engine.TokenClassifier;
 
 /**
  * What a server serves: one model's embeddings pipeline, its fill-mask pipeline when the checkpoint
  * has a masked-language-model head, and its classifier (TEI's /predict, and /rerank for one label) when
- * it has a sequence-classification head; all share the weights.
+ * it has a sequence-classification head, its token classifier (/token-classification) and question answerer
+ * (/question-answering) when it has those heads; all share the weights.
  *
  * @param id         the name /info and OpenAI's responses give (the --model argument, or the default model's name)
  * @param embeddings texts to vectors, with the model's declared pooling; per-request options ride on it
  * @param fillMask   the fill-mask pipeline, empty when the checkpoint has no MLM head
  * @param classifier the text classifier, empty when the checkpoint has no sequence-classification head
+ * @param tagger     the token classifier, empty when the checkpoint has no token-classification head
+ * @param answerer   the question answerer, empty when the checkpoint has no question-answering head
  */
-public record Models(String id, Embeddings embeddings, Optional<FillMask> fillMask, Optional<TextClassifier> classifier) {
+public record Models(String id, Embeddings embeddings, Optional<FillMask> fillMask, Optional<TextClassifier> classifier,
+                     Optional<TokenClassifier> tagger, Optional<QuestionAnswerer> answerer) {
     public Models {
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(embeddings, "embeddings");
         Objects.requireNonNull(fillMask, "fillMask");
         Objects.requireNonNull(classifier, "classifier");
+        Objects.requireNonNull(tagger, "tagger");
+        Objects.requireNonNull(answerer, "answerer");
     }
 
     /** Embeddings with the model's own settings, and fill-mask and the classifier over the same weights when it has their heads. */
@@ -33,6 +41,10 @@ public record Models(String id, Embeddings embeddings, Optional<FillMask> fillMa
                 : Optional.empty();
         Optional<TextClassifier> classifier = embeddings.model().heads().contains(HeadKind.SEQUENCE_CLASSIFIER)
                 ? Optional.of(TextClassifier.of(embeddings.model(), embeddings.tokenizer())) : Optional.empty();
-        return new Models(id, embeddings, fillMask, classifier);
+        Optional<TokenClassifier> tagger = embeddings.model().heads().contains(HeadKind.TOKEN_CLASSIFIER)
+                ? Optional.of(TokenClassifier.of(embeddings.model(), embeddings.tokenizer())) : Optional.empty();
+        Optional<QuestionAnswerer> answerer = embeddings.model().heads().contains(HeadKind.QUESTION_ANSWERING)
+                ? Optional.of(QuestionAnswerer.of(embeddings.model(), embeddings.tokenizer())) : Optional.empty();
+        return new Models(id, embeddings, fillMask, classifier, tagger, answerer);
     }
 }

@@ -9,16 +9,20 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import org.vectorbert.engine.Embeddings;
 import org.vectorbert.engine.Embeddings.Result;
 import org.vectorbert.engine.EngineException;
 import org.vectorbert.engine.FillMask;
 import org.vectorbert.engine.FillMaskOptions;
+import org.vectorbert.engine.QuestionAnswerer;
 import org.vectorbert.engine.Reranker;
 import org.vectorbert.engine.TextClassifier;
+import org.vectorbert.engine.TokenClassifier;
 import org.vectorbert.engine.TruncationSide;
 import org.vectorbert.explorer.AttentionPage;
 import org.vectorbert.explorer.AttentionRun;
@@ -324,6 +328,173 @@ final class Routes {
             out.add(list);
         }
         return batch ? out : out.getFirst();
+    }
+
+    /**
+     * POST /token-classification, in the Hugging Face Inference API's task JSON: {@code inputs} a text or a list
+     * of texts, {@code parameters} {@code aggregation_strategy}, {@code ignore_labels} and {@code stride}; the
+     * pipeline's entities with character offsets, a list of such lists for a list of texts.
+     */
+    Object tokenClassification(JsonNode body) {
+        TokenClassifier tagger = models.tagger()
+                .orElseThrow(() -> new ApiError(424, "Backend", "Model is not a token classification model"));
+        JsonNode inputs = body.get("inputs");
+        boolean batch = inputs != null && inputs.isArray();
+        List<String> texts = batch ? Json.texts(body, "inputs", options.maxClientBatchSize()) : List.of(requiredText(body, "inputs"));
+        JsonNode parameters = parameters(body);
+        String strategyName = Json.string(parameters, "aggregation_strategy");
+        TokenClassifier.Aggregation strategy;
+        try {
+            strategy = strategyName == null ? TokenClassifier.Aggregation.NONE : TokenClassifier.Aggregation.parse(strategyName);
+        } catch (EngineException e) {
+            throw ApiError.validation("`parameters." + e.getMessage().replaceFirst(" must", "` must"));
+        }
+        Set<String> ignore = ignoreLabels(parameters.get("ignore_labels"));
+        Integer stride = Json.integer(parameters, "stride");
+        if (stride != null && stride < 0) {
+            throw ApiError.validation("`parameters.stride` must not be negative, was " + stride);
+        }
+        int windowStride = stride == null ? -1 : stride;
+        List<TokenClassifier.Result> results = Embedder.await(batcher.call(() -> tagger.tag(texts, strategy, ignore, windowStride)));
+        List<Object> out = new ArrayList<>();
+        for (TokenClassifier.Result r : results) {
+            List<Map<String, Object>> entities = new ArrayList<>();
+            for (TokenClassifier.Entity e : r.entities()) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put(strategy == TokenClassifier.Aggregation.NONE ? "entity" : "entity_group", e.entity());
+                m.put("score", e.score());
+                if (strategy == TokenClassifier.Aggregation.NONE) {
+                    m.put("index", e.index());
+                }
+                m.put("word", e.word());
+                m.put("start", e.start());
+                m.put("end", e.end());
+                entities.add(m);
+            }
+            out.add(entities);
+        }
+        return batch ? out : out.getFirst();
+    }
+
+    /**
+     * POST /question-answering, in the Hugging Face Inference API's task JSON: {@code inputs}
+     * {@code {"question", "context"}} or a list of them, {@code parameters} {@code top_k}, {@code max_answer_len},
+     * {@code doc_stride}, {@code max_seq_len}, {@code handle_impossible_answer}, {@code align_to_words}; the
+     * pipeline's {@code {score, start, end, answer}}, a list when more than one answer is left (a list of those
+     * for a list of questions).
+     */
+    Object questionAnswering(JsonNode body) {
+        QuestionAnswerer answerer = models.answerer()
+                .orElseThrow(() -> new ApiError(424, "Backend", "Model is not a question answering model"));
+        JsonNode inputs = body.get("inputs");
+        if (inputs == null || inputs.isNull()) {
+            throw ApiError.validation("`inputs` is missing");
+        }
+        boolean batch = inputs.isArray();
+        List<QuestionAnswerer.Question> questions = new ArrayList<>();
+        if (batch) {
+            Json.requireBatchSize(inputs.size(), options.maxClientBatchSize());
+            if (inputs.isEmpty()) {
+                throw ApiError.validation("`inputs` is an empty list");
+            }
+            for (int i = 0; i < inputs.size(); i++) {
+                questions.add(question(inputs.get(i), "inputs[" + i + "]"));
+            }
+        } else {
+            questions.add(question(inputs, "inputs"));
+        }
+        JsonNode parameters = parameters(body);
+        QuestionAnswerer.Options asked = QuestionAnswerer.Options.defaults();
+        try {
+            Integer topK = Json.integer(parameters, "top_k");
+            Integer maxAnswerLength = Json.integer(parameters, "max_answer_len");
+            Integer docStride = Json.integer(parameters, "doc_stride");
+            Integer maxSeqLength = Json.integer(parameters, "max_seq_len");
+            Boolean impossible = Json.bool(parameters, "handle_impossible_answer");
+            Boolean align = Json.bool(parameters, "align_to_words");
+            asked = asked.withTopK(topK == null ? 1 : topK)
+                    .withMaxAnswerLength(maxAnswerLength == null ? 15 : maxAnswerLength)
+                    .withDocStride(docStride == null ? -1 : requireNonNegative(docStride, "doc_stride"))
+                    .withMaxSequenceLength(maxSeqLength == null ? -1 : maxSeqLength)
+                    .withHandleImpossibleAnswer(Boolean.TRUE.equals(impossible))
+                    .withAlignToWords(align == null || align);
+        } catch (EngineException e) {
+            throw ApiError.validation("`parameters`: " + e.getMessage());
+        }
+        QuestionAnswerer.Options answerOptions = asked;
+        List<QuestionAnswerer.Result> results = Embedder.await(batcher.call(() -> answerer.answer(questions, answerOptions)));
+        List<Object> out = new ArrayList<>();
+        for (QuestionAnswerer.Result r : results) {
+            List<Map<String, Object>> answers = new ArrayList<>();
+            for (QuestionAnswerer.Answer a : r.answers()) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("score", a.score());
+                m.put("start", a.start());
+                m.put("end", a.end());
+                m.put("answer", a.answer());
+                answers.add(m);
+            }
+            out.add(answers.size() == 1 ? answers.getFirst() : answers);
+        }
+        return batch ? out : out.getFirst();
+    }
+
+    /** The labels to leave out: a list of strings (empty keeps all), ["O"] when absent. */
+    private static Set<String> ignoreLabels(JsonNode node) {
+        if (node == null || node.isNull()) {
+            return Set.of("O");
+        }
+        if (!node.isArray()) {
+            throw ApiError.validation("`parameters.ignore_labels` must be a list of strings");
+        }
+        Set<String> labels = new LinkedHashSet<>();
+        for (JsonNode label : node) {
+            if (!label.isTextual()) {
+                throw ApiError.validation("`parameters.ignore_labels` must be a list of strings");
+            }
+            labels.add(label.textValue());
+        }
+        return labels;
+    }
+
+    private static int requireNonNegative(int value, String field) {
+        if (value < 0) {
+            throw ApiError.validation("`parameters." + field + "` must not be negative, was " + value);
+        }
+        return value;
+    }
+
+    /** One QA input: {@code {"question": ..., "context": ...}}. */
+    private static QuestionAnswerer.Question question(JsonNode input, String where) {
+        if (input == null || !input.isObject() || !input.path("question").isTextual() || !input.path("context").isTextual()) {
+            throw ApiError.validation("`" + where + "` must be an object with the strings `question` and `context`");
+        }
+        String question = input.get("question").textValue();
+        String context = input.get("context").textValue();
+        if (question.isEmpty() || context.isEmpty()) {
+            throw ApiError.validation("`" + where + "." + (question.isEmpty() ? "question" : "context") + "` is empty");
+        }
+        return new QuestionAnswerer.Question(question, context);
+    }
+
+    /** The request's {@code parameters} object, or an empty one. */
+    private static JsonNode parameters(JsonNode body) {
+        JsonNode parameters = body.get("parameters");
+        if (parameters == null || parameters.isNull()) {
+            return Json.object();
+        }
+        if (!parameters.isObject()) {
+            throw ApiError.validation("`parameters` must be an object");
+        }
+        return parameters;
+    }
+
+    private static String requiredText(JsonNode body, String field) {
+        String text = Json.string(body, field);
+        if (text == null) {
+            throw ApiError.validation("`" + field + "` is missing");
+        }
+        return text;
     }
 
     /** One /predict input: {@code ["a"]} or {@code ["a", "b"]}. */

@@ -16,17 +16,26 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.vectorbert.engine.Embeddings;
+import org.vectorbert.engine.QuestionAnswerer;
 import org.vectorbert.engine.Reranker;
 import org.vectorbert.engine.TextClassifier;
+import org.vectorbert.engine.TokenClassifier;
 import org.vectorbert.loader.testing.TinyTaskModels;
 
-/** TEI's /rerank and /predict over HTTP (java.net.http against the running Jetty server), answered as the library answers. */
+/**
+ * TEI's /rerank and /predict, and the Inference API-style /token-classification and /question-answering, over HTTP
+ * (java.net.http against the running Jetty server), answered as the library answers.
+ */
 class TaskRoutesTest {
     static Path work;
     static EmbeddingServer reranking;
     static EmbeddingServer classifying;
     static Reranker reranker;
     static TextClassifier classifier;
+    static EmbeddingServer tagging;
+    static EmbeddingServer answering;
+    static TokenClassifier tagger;
+    static QuestionAnswerer answerer;
 
     @BeforeAll
     static void start() throws IOException {
@@ -39,12 +48,22 @@ class TaskRoutesTest {
         reranking.ready(Models.of("reranker", Embeddings.load(rerankModel.toString())));
         classifying = EmbeddingServer.start(ServerOptions.defaults().withPort(0));
         classifying.ready(Models.of("classifier", Embeddings.load(classifierModel.toString())));
+        Path taggerModel = TinyTaskModels.tokenClassifier(work.resolve("tagger"), List.of("O", "B-PER", "I-PER", "B-LOC", "I-LOC"));
+        Path answererModel = TinyTaskModels.questionAnswerer(work.resolve("answerer"));
+        tagger = TokenClassifier.load(taggerModel.toString());
+        answerer = QuestionAnswerer.load(answererModel.toString());
+        tagging = EmbeddingServer.start(ServerOptions.defaults().withPort(0));
+        tagging.ready(Models.of("tagger", Embeddings.load(taggerModel.toString())));
+        answering = EmbeddingServer.start(ServerOptions.defaults().withPort(0));
+        answering.ready(Models.of("answerer", Embeddings.load(answererModel.toString())));
     }
 
     @AfterAll
     static void stop() throws IOException {
         reranking.stop();
         classifying.stop();
+        tagging.stop();
+        answering.stop();
         try (var files = Files.walk(work)) {
             files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
@@ -104,6 +123,85 @@ class TaskRoutesTest {
         }
         JsonNode info = JSON.readTree(get(classifying, "info").body());
         assertEquals(2, info.get("model_type").get("classifier").get("label2id").get("POS").asInt());
+    }
+
+    @Test
+    void tokenClassificationAnswersThePipelinesEntities() throws Exception {
+        String text = "john lives in london , paris is the capital of france .";
+        String longText = (text + " ").repeat(4).strip();
+        for (String strategy : List.of("none", "simple", "first", "average", "max")) {
+            HttpResponse<String> r = post(tagging, "token-classification", "{\"inputs\": [" + JSON.writeValueAsString(text) + ", "
+                    + JSON.writeValueAsString(longText) + "], \"parameters\": {\"aggregation_strategy\": \"" + strategy
+                    + "\", \"ignore_labels\": [], \"stride\": 4}}");
+            assertEquals(200, r.statusCode(), r.body());
+            JsonNode lists = JSON.readTree(r.body());
+            List<TokenClassifier.Result> want = tagger.tag(List.of(text, longText), TokenClassifier.Aggregation.parse(strategy),
+                    java.util.Set.of(), 4);
+            for (int t = 0; t < 2; t++) {
+                List<TokenClassifier.Entity> entities = want.get(t).entities();
+                assertEquals(entities.size(), lists.get(t).size(), strategy);
+                for (int k = 0; k < entities.size(); k++) {
+                    JsonNode e = lists.get(t).get(k);
+                    assertEquals(entities.get(k).entity(), e.get(strategy.equals("none") ? "entity" : "entity_group").asText());
+                    assertEquals(entities.get(k).score(), e.get("score").floatValue(), 1e-6);
+                    assertEquals(entities.get(k).start(), e.get("start").asInt());
+                    assertEquals(entities.get(k).end(), e.get("end").asInt());
+                    assertEquals(entities.get(k).word(), e.get("word").asText());
+                }
+            }
+        }
+        JsonNode single = JSON.readTree(post(tagging, "token-classification", "{\"inputs\": " + JSON.writeValueAsString(text) + "}").body());
+        assertEquals(tagger.entities(text, TokenClassifier.Aggregation.NONE, java.util.Set.of("O")).size(), single.size());
+        assertTrue(single.isEmpty() || single.get(0).has("index"), single.toString());
+        assertError(post(tagging, "token-classification", "{\"inputs\": \"x\", \"parameters\": {\"aggregation_strategy\": \"longest\"}}"),
+                422, "Validation", "aggregation_strategy` must be none, simple, first, average or max");
+        assertError(post(tagging, "token-classification", "{\"parameters\": {}}"), 422, "Validation", "`inputs` is missing");
+        assertError(post(classifying, "token-classification", "{\"inputs\": \"x\"}"), 424, "Backend", "not a token classification model");
+    }
+
+    @Test
+    void questionAnsweringAnswersThePipelinesSpans() throws Exception {
+        String context = "paris is the capital of france . berlin is the capital of germany . bananas are yellow . "
+                + "shakespeare wrote hamlet . john lives in london .";
+        HttpResponse<String> r = post(answering, "question-answering", "{\"inputs\": {\"question\": \"who wrote hamlet ?\", "
+                + "\"context\": " + JSON.writeValueAsString(context) + "}}");
+        assertEquals(200, r.statusCode(), r.body());
+        JsonNode one = JSON.readTree(r.body());
+        QuestionAnswerer.Answer want = answerer.answer("who wrote hamlet ?", context, QuestionAnswerer.Options.defaults()).getFirst();
+        assertEquals(want.answer(), one.get("answer").asText());
+        assertEquals(want.start(), one.get("start").asInt());
+        assertEquals(want.end(), one.get("end").asInt());
+        assertEquals(want.score(), one.get("score").asDouble(), 1e-12);
+
+        JsonNode batch = JSON.readTree(post(answering, "question-answering", "{\"inputs\": [{\"question\": \"who wrote hamlet ?\", "
+                + "\"context\": " + JSON.writeValueAsString(context) + "}, {\"question\": \"where ?\", \"context\": \"john lives in london .\"}], "
+                + "\"parameters\": {\"top_k\": 3, \"doc_stride\": 4, \"handle_impossible_answer\": true, \"max_answer_len\": 4}}").body());
+        var options = QuestionAnswerer.Options.defaults().withTopK(3).withDocStride(4).withHandleImpossibleAnswer(true).withMaxAnswerLength(4);
+        List<QuestionAnswerer.Result> results = answerer.answer(List.of(new QuestionAnswerer.Question("who wrote hamlet ?", context),
+                new QuestionAnswerer.Question("where ?", "john lives in london .")), options);
+        assertEquals(2, batch.size());
+        for (int q = 0; q < 2; q++) {
+            assertEquals(results.get(q).answers().size(), batch.get(q).size(), batch.toString());
+            for (int k = 0; k < results.get(q).answers().size(); k++) {
+                assertEquals(results.get(q).answers().get(k).answer(), batch.get(q).get(k).get("answer").asText());
+            }
+        }
+        assertTrue(results.getFirst().windows() > 1, "the context is read in windows");
+
+        assertError(post(answering, "question-answering", "{\"inputs\": {\"question\": \"q\"}}"), 422, "Validation",
+                "must be an object with the strings `question` and `context`");
+        assertError(post(answering, "question-answering", "{\"inputs\": {\"question\": \"\", \"context\": \"c\"}}"), 422, "Validation",
+                "`inputs.question` is empty");
+        assertError(post(answering, "question-answering", "{\"inputs\": {\"question\": " + JSON.writeValueAsString("the capital ".repeat(20))
+                + ", \"context\": " + JSON.writeValueAsString(context) + "}}"), 422, "Validation", "leaves no room for the context");
+        assertError(post(answering, "question-answering", "{\"inputs\": {\"question\": \"q\", \"context\": \"c\"}, "
+                + "\"parameters\": {\"top_k\": 0}}"), 422, "Validation", "top_k must be at least 1");
+        assertError(post(answering, "question-answering", "{\"inputs\": {\"question\": \"q\", \"context\": \"c\"}, "
+                + "\"parameters\": {\"doc_stride\": 40}}"), 422, "Validation", "doc_stride");
+        String many = JSON.writeValueAsString(java.util.Collections.nCopies(10_000, java.util.Map.of("question", "q", "context", "c")));
+        assertError(post(answering, "question-answering", "{\"inputs\": " + many + "}"), 422, "Validation", "batch size");
+        assertError(post(tagging, "question-answering", "{\"inputs\": {\"question\": \"q\", \"context\": \"c\"}}"), 424, "Backend",
+                "not a question answering model");
     }
 
     @Test
