@@ -25,7 +25,7 @@ import org.vectorbert.engine.Precision;
 @ConditionalOnProperty(name = SpringAIModelProperties.EMBEDDING_MODEL, havingValue = VectorbertEmbeddingAutoConfiguration.PROVIDER,
         matchIfMissing = true)
 @EnableConfigurationProperties(VectorbertProperties.class)
-public class VectorbertEmbeddingAutoConfiguration {
+public final class VectorbertEmbeddingAutoConfiguration {
     /** The value of {@code spring.ai.model.embedding} that chooses vectorbert. */
     public static final String PROVIDER = "vectorbert";
 

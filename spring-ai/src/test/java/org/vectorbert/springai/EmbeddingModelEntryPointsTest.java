@@ -156,7 +156,7 @@ class EmbeddingModelEntryPointsTest {
     }
 
     @Test
-    void dimensionsIsTheModelsWithoutEmbeddingAnything() {
+    void dimensionsIsTheLengthOfTheVectors() {
         assertEquals(384, model.dimensions());
         assertEquals(384, model.embed("x").length);
     }
