@@ -122,7 +122,8 @@ class VectorbertEmbeddingAutoConfigurationTest {
     void aModelPathThatDoesNotExistFailsTheContextNamingIt() {
         Path nowhere = Path.of("target", "no-such-model-dir").toAbsolutePath();
         String message = failsWith(null, "vectorbert.model=" + nowhere);
-        assertTrue(message.startsWith("cannot load vectorbert.model '" + nowhere + "': "), message);
+        assertTrue(message.startsWith("cannot load vectorbert.model '" + nowhere + "': model '" + nowhere + "' not found: no directory "
+                + nowhere + ";"), message);
     }
 
     @Test
