@@ -66,7 +66,7 @@ public final class TextClassifier {
         }
 
         /** The scores of one row of logits. */
-        float[] apply(float[] logits, int from, int n) {
+        public float[] apply(float[] logits, int from, int n) {
             float[] s = Arrays.copyOfRange(logits, from, from + n);
             switch (this) {
                 case SOFTMAX -> {
@@ -157,19 +157,27 @@ public final class TextClassifier {
             throw new EngineException("top_k must not be negative, was " + topK);
         }
         Logits logits = run(texts, pairs, truncate);
-        int n = labels.count();
         List<Result> results = new ArrayList<>(texts.size());
         for (int t = 0; t < texts.size(); t++) {
-            float[] scores = function.apply(logits.values(), t * n, n);
-            List<Label> row = new ArrayList<>(n);
-            for (int i = 0; i < n; i++) {
-                row.add(new Label(labels.names().get(i), scores[i]));
-            }
-            // Stable: equal scores keep id order, as Python's sorted does.
-            row.sort(Comparator.comparingDouble((Label l) -> l.score()).reversed());
-            results.add(new Result(List.copyOf(row.subList(0, Math.min(topK, n))), logits.tokens()[t], logits.truncated()[t]));
+            results.add(new Result(labels(logits.values(), t * labels.count(), function, topK), logits.tokens()[t],
+                    logits.truncated()[t]));
         }
         return results;
+    }
+
+    /**
+     * The {@code topK} best labels of the logits at {@code logits[from, from + labels)}, best first, scored
+     * by {@code function} (equal scores keep id order, as Python's sorted does).
+     */
+    public List<Label> labels(float[] logits, int from, Function function, int topK) {
+        int n = labels.count();
+        float[] scores = function.apply(logits, from, n);
+        List<Label> row = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            row.add(new Label(labels.names().get(i), scores[i]));
+        }
+        row.sort(Comparator.comparingDouble((Label l) -> l.score()).reversed());
+        return List.copyOf(row.subList(0, Math.min(topK, n)));
     }
 
     /**
@@ -180,7 +188,12 @@ public final class TextClassifier {
         return run(texts, pairs, truncate).values();
     }
 
-    Logits run(List<String> texts, List<String> pairs, boolean truncate) {
+    /**
+     * Texts or pairs (null for single texts) encoded as {@link #classify} encodes them: cut, longest first, to
+     * {@link #maxTokens()} when {@code truncate}, else refused when longer ({@link TextTooLongException}).
+     * With {@link #forward}, a caller that batches inputs itself (the server, across requests) gets the same logits.
+     */
+    public List<Encoding> encode(List<String> texts, List<String> pairs, boolean truncate) {
         if (pairs != null && pairs.size() != texts.size()) {
             throw new EngineException("there are " + texts.size() + " texts but " + pairs.size() + " second texts of pairs");
         }
@@ -189,22 +202,34 @@ public final class TextClassifier {
             options = options.withTruncation(Truncation.LONGEST_FIRST).withMaxLength(maxTokens);
         }
         List<Encoding> encodings = tokenizer.encodeBatch(texts, pairs, options);
-        int[] tokens = new int[encodings.size()];
-        boolean[] truncated = new boolean[encodings.size()];
         for (int i = 0; i < encodings.size(); i++) {
-            tokens[i] = encodings.get(i).length();
-            truncated[i] = !encodings.get(i).overflowing().isEmpty();
             if (encodings.get(i).length() > maxTokens) {
                 throw new TextTooLongException(pairs == null ? texts.get(i) : texts.get(i) + " / " + pairs.get(i),
                         encodings.get(i).length(), maxTokens, true);
             }
         }
+        return encodings;
+    }
+
+    /** The logits of encoded inputs ({@link #encode}) in one forward pass, [inputs, labels] row-major. */
+    public float[] forward(List<Encoding> encodings) {
+        Batch batch = Batch.of(encodings, tokenizer.padTokenId());
+        return model.forward(batch, BertModel.Request.lastHiddenState().withHead(HeadKind.SEQUENCE_CLASSIFIER, null),
+                o -> Arrays.copyOf(o.heads().get(HeadKind.SEQUENCE_CLASSIFIER), encodings.size() * labels.count()));
+    }
+
+    Logits run(List<String> texts, List<String> pairs, boolean truncate) {
+        List<Encoding> encodings = encode(texts, pairs, truncate);
+        int[] tokens = new int[encodings.size()];
+        boolean[] truncated = new boolean[encodings.size()];
+        for (int i = 0; i < encodings.size(); i++) {
+            tokens[i] = encodings.get(i).length();
+            truncated[i] = !encodings.get(i).overflowing().isEmpty();
+        }
         int n = labels.count();
         float[] logits = new float[texts.size() * n];
         for (List<Integer> members : LengthBatches.of(tokens, EmbeddingOptions.BATCH_TOKENS)) {
-            Batch batch = Batch.of(members.stream().map(encodings::get).toList(), tokenizer.padTokenId());
-            float[] out = model.forward(batch, BertModel.Request.lastHiddenState().withHead(HeadKind.SEQUENCE_CLASSIFIER, null),
-                    o -> o.heads().get(HeadKind.SEQUENCE_CLASSIFIER));
+            float[] out = forward(members.stream().map(encodings::get).toList());
             for (int b = 0; b < members.size(); b++) {
                 System.arraycopy(out, b * n, logits, members.get(b) * n, n);
             }

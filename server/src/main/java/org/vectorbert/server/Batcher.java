@@ -13,6 +13,8 @@ import org.vectorbert.engine.Embeddings;
 import org.vectorbert.engine.Embeddings.Include;
 import org.vectorbert.engine.Embeddings.Prepared;
 import org.vectorbert.engine.Embeddings.Result;
+import org.vectorbert.engine.TextClassifier;
+import org.vectorbert.tokenizer.Encoding;
 
 /**
  * Dynamic batching: every request's texts join one queue, and one thread, the only one that runs
@@ -21,6 +23,8 @@ import org.vectorbert.engine.Embeddings.Result;
  * whichever request they came from, and run as forward passes of texts of nearly equal length (so
  * little of the work is padding); one request's texts may ride with another's, and a large request
  * is spread over several rounds. A request whose client has gone away is dropped before the next round.
+ * Texts and pairs for the classifier (/rerank, /predict) are batched the same way, among themselves: a round
+ * holds either texts to embed or inputs to classify, never both.
  *
  * <p>Why one thread: the engine's kernels split each matrix product over all the cores its
  * thread team has, and a forward pass started while another runs would get no helpers and run
@@ -39,6 +43,8 @@ final class Batcher implements AutoCloseable {
     static final int PASS_TOKENS = 256;
 
     private final Embeddings pipeline;
+    /** The model's sequence classifier, or null when it has none. */
+    private final TextClassifier classifier;
     private final int maxBatchTokens;
     private final ServerMetrics metrics;
     /** Requests' texts ({@link Job}) and other model work ({@link Task}), in arrival order. */
@@ -46,24 +52,42 @@ final class Batcher implements AutoCloseable {
     private final Thread thread;
     private volatile boolean closing;
 
-    /** One request's texts and what has been computed of them. Touched by the inference thread only, but for {@code done}. */
+    /**
+     * One request's inputs and what has been computed of them: texts to embed ({@code items}, each result an
+     * {@link Result}) or texts and pairs to classify ({@code encodings}, each result its logits). Touched by the
+     * inference thread only, but for {@code done}.
+     */
     private static final class Job {
         final List<Prepared> items;
-        final Result[] results;
+        final List<Encoding> encodings;
+        final Object[] results;
         final boolean tokenVectors;
         final long queuedAt = System.nanoTime();
-        final CompletableFuture<List<Result>> done = new CompletableFuture<>();
+        final CompletableFuture<List<Object>> done = new CompletableFuture<>();
         /** Whether its client is still there; asked before each pass. */
         final BooleanSupplier connected;
         int unrun;
         boolean started;
 
-        Job(List<Prepared> items, boolean tokenVectors, BooleanSupplier connected) {
+        Job(List<Prepared> items, List<Encoding> encodings, boolean tokenVectors, BooleanSupplier connected) {
             this.items = items;
+            this.encodings = encodings;
             this.connected = connected;
-            this.results = new Result[items.size()];
+            this.results = new Object[size()];
             this.tokenVectors = tokenVectors;
-            this.unrun = items.size();
+            this.unrun = size();
+        }
+
+        int size() {
+            return items != null ? items.size() : encodings.size();
+        }
+
+        int length(int i) {
+            return items != null ? items.get(i).length() : encodings.get(i).length();
+        }
+
+        boolean classifies() {
+            return encodings != null;
         }
     }
 
@@ -73,12 +97,13 @@ final class Batcher implements AutoCloseable {
     /** One text of one request. */
     private record Slot(Job job, int index) {
         int length() {
-            return job.items.get(index).length();
+            return job.length(index);
         }
     }
 
-    Batcher(Embeddings pipeline, int maxBatchTokens, ServerMetrics metrics) {
+    Batcher(Embeddings pipeline, TextClassifier classifier, int maxBatchTokens, ServerMetrics metrics) {
         this.pipeline = pipeline;
+        this.classifier = classifier;
         this.maxBatchTokens = maxBatchTokens;
         this.metrics = metrics;
         this.thread = Thread.ofPlatform().name("vectorbert-inference").daemon(true).unstarted(this::loop);
@@ -90,10 +115,26 @@ final class Batcher implements AutoCloseable {
      * {@code tokenVectors}. The request is dropped (its future cancelled) when {@code connected}
      * says its client has gone before its next pass; cancelling the future drops it too.
      */
+    @SuppressWarnings("unchecked")  // the job holds one Result per item, as built here
     CompletableFuture<List<Result>> embed(List<Prepared> items, boolean tokenVectors, BooleanSupplier connected) {
+        return (CompletableFuture<List<Result>>) (CompletableFuture<?>) submit(new Job(items, null, tokenVectors, connected));
+    }
+
+    /**
+     * The classifier's logits for each encoded text or pair ({@link TextClassifier#encode}), in order, once their
+     * passes have run; inputs of other requests share the passes. Dropped as {@link #embed} drops a request.
+     */
+    @SuppressWarnings("unchecked")  // the job holds one float[] per input, as built here
+    CompletableFuture<List<float[]>> classify(List<Encoding> encodings, BooleanSupplier connected) {
+        if (classifier == null) {
+            throw new IllegalStateException("the model has no classifier");
+        }
+        return (CompletableFuture<List<float[]>>) (CompletableFuture<?>) submit(new Job(null, encodings, false, connected));
+    }
+
+    private CompletableFuture<List<Object>> submit(Job job) {
         refuseWhenClosing();
-        Job job = new Job(items, tokenVectors, connected);
-        metrics.queueSize.inc(items.size());
+        metrics.queueSize.inc(job.size());
         queue.add(job);
         return job.done;
     }
@@ -180,10 +221,18 @@ final class Batcher implements AutoCloseable {
                 metrics.queue.observe((start - s.job().queuedAt) / 1e9);
             }
         }
-        List<Result> results;
+        List<Object> results = new ArrayList<>(pass.size());
         try {
-            List<Prepared> batch = pass.stream().map(s -> s.job().items.get(s.index())).toList();
-            results = tokenVectors ? pipeline.forward(batch, Include.TOKEN_VECTORS) : pipeline.forward(batch);
+            if (pass.getFirst().job().classifies()) {
+                float[] logits = classifier.forward(pass.stream().map(s -> s.job().encodings.get(s.index())).toList());
+                int n = logits.length / pass.size();
+                for (int i = 0; i < pass.size(); i++) {
+                    results.add(Arrays.copyOfRange(logits, i * n, (i + 1) * n));
+                }
+            } else {
+                List<Prepared> batch = pass.stream().map(s -> s.job().items.get(s.index())).toList();
+                results.addAll(tokenVectors ? pipeline.forward(batch, Include.TOKEN_VECTORS) : pipeline.forward(batch));
+            }
         } catch (RuntimeException | Error e) {
             // Nothing a client sent gets this far unchecked; a failure here is the server's (memory, a bug).
             ApiError failure = new ApiError(424, "Backend", "the forward pass failed: " + e);
@@ -199,9 +248,9 @@ final class Batcher implements AutoCloseable {
         metrics.queueSize.dec(pass.size());
         for (int i = 0; i < pass.size(); i++) {
             Job job = pass.get(i).job();
-            Result r = results.get(i);
-            job.results[pass.get(i).index()] = tokenVectors && !job.tokenVectors
-                    ? new Result(r.ids(), r.pooled(), null, null, null, null, r.truncated(), r.batchLength(), r.secondStart()) : r;
+            Object o = results.get(i);
+            job.results[pass.get(i).index()] = tokenVectors && !job.tokenVectors && o instanceof Result r
+                    ? new Result(r.ids(), r.pooled(), null, null, null, null, r.truncated(), r.batchLength(), r.secondStart()) : o;
             if (--job.unrun == 0) {
                 job.done.complete(Arrays.asList(job.results));
             }
@@ -210,14 +259,17 @@ final class Batcher implements AutoCloseable {
 
     /**
      * The texts of the next round, shortest first: the oldest request's first waiting text, and then
-     * its neighbours in length, the nearer one first, while the round padded to its longest fits the
-     * budget ({@code --max-batch-tokens}).
+     * its neighbours in length among the inputs of the same kind (to embed or to classify), the nearer one
+     * first, while the round padded to its longest fits the budget ({@code --max-batch-tokens}).
      */
     private List<Slot> choose(List<Job> pending) {
         List<Slot> waiting = new ArrayList<>();
         Slot anchor = null;
         for (Job job : pending) {
-            for (int i = 0; i < job.items.size(); i++) {
+            if (anchor != null && job.classifies() != anchor.job().classifies()) {
+                continue;
+            }
+            for (int i = 0; i < job.size(); i++) {
                 if (job.results[i] == null) {
                     Slot s = new Slot(job, i);
                     anchor = anchor == null ? s : anchor;

@@ -88,7 +88,7 @@ public final class EmbeddingServer implements AutoCloseable {
                     + longest + " tokens): such a text could never be run");
         }
         Warmup.run(models.embeddings(), WARMUP_MILLIS);
-        Batcher b = new Batcher(models.embeddings(), options.maxBatchTokens(), metrics);
+        Batcher b = new Batcher(models.embeddings(), models.classifier().orElse(null), options.maxBatchTokens(), metrics);
         this.batcher = b;
         front.ready(new Routes(models, options, new Embedder(models.embeddings(), b, metrics, options.autoTruncate()), b));
     }

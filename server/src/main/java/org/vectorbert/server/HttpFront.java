@@ -58,8 +58,8 @@ final class HttpFront extends Handler.Abstract {
         route("POST", "/embed_all", "embed_all", true, true, (b, gone) -> api.embedAll(b, gone));
         route("POST", "/v1/embeddings", "openai_embeddings", true, true, (b, gone) -> api.openAiEmbeddings(b, gone));
         route("POST", "/fill-mask", "fill_mask", true, true, (b, gone) -> api.fillMask(b));
-        route("POST", "/rerank", "rerank", true, true, (b, gone) -> api.rerank(b));
-        route("POST", "/predict", "predict", true, true, (b, gone) -> api.predict(b));
+        route("POST", "/rerank", "rerank", true, true, (b, gone) -> api.rerank(b, gone));
+        route("POST", "/predict", "predict", true, true, (b, gone) -> api.predict(b, gone));
         route("POST", "/token-classification", "token_classification", true, true, (b, gone) -> api.tokenClassification(b));
         route("POST", "/question-answering", "question_answering", true, true, (b, gone) -> api.questionAnswering(b));
         route("POST", "/tokenize", "tokenize", true, true, (b, gone) -> api.tokenize(b));

@@ -20,7 +20,6 @@ import org.vectorbert.engine.EngineException;
 import org.vectorbert.engine.FillMask;
 import org.vectorbert.engine.FillMaskOptions;
 import org.vectorbert.engine.QuestionAnswerer;
-import org.vectorbert.engine.Reranker;
 import org.vectorbert.engine.TextClassifier;
 import org.vectorbert.engine.TokenClassifier;
 import org.vectorbert.engine.TruncationSide;
@@ -29,6 +28,7 @@ import org.vectorbert.explorer.AttentionRun;
 import org.vectorbert.explorer.Selection;
 import org.vectorbert.explorer.View;
 import org.vectorbert.tokenizer.Tokenizer;
+import org.vectorbert.tokenizer.TokenizerException;
 import org.vectorbert.tokenizer.Encoding;
 import org.vectorbert.tokenizer.EncodeOptions;
 
@@ -237,9 +237,9 @@ final class Routes {
      * TEI's POST /rerank: the query against each text as a pair, scored by a one-label classifier
      * (sigmoid, or the logit with {@code raw_scores}), answered as {@code [{index, score, text?}]}, best first.
      */
-    Object rerank(JsonNode body) {
-        Reranker reranker = Reranker.of(models.classifier().filter(c -> c.labels().count() == 1)
-                .orElseThrow(() -> new ApiError(424, "Backend", "model is not a re-ranker model")));
+    Object rerank(JsonNode body, Client client) {
+        TextClassifier classifier = models.classifier().filter(c -> c.labels().count() == 1)
+                .orElseThrow(() -> new ApiError(424, "Backend", "model is not a re-ranker model"));
         String query = Json.string(body, "query");
         if (query == null) {
             throw ApiError.validation("`query` is missing");
@@ -248,7 +248,11 @@ final class Routes {
         boolean raw = Boolean.TRUE.equals(Json.bool(body, "raw_scores"));
         boolean returnText = Boolean.TRUE.equals(Json.bool(body, "return_text"));
         boolean truncate = truncateRight(body);
-        float[] scores = Embedder.await(batcher.call(() -> reranker.scores(query, texts, raw, truncate)));
+        List<float[]> logits = classified(classifier, texts.stream().map(t -> query).toList(), texts, truncate, client);
+        float[] scores = new float[texts.size()];
+        for (int i = 0; i < scores.length; i++) {
+            scores[i] = raw ? logits.get(i)[0] : TextClassifier.Function.SIGMOID.apply(logits.get(i), 0, 1)[0];
+        }
         // TEI sorts ascending, stably, then reverses: equal scores (identical texts) come last index first.
         List<Integer> order = new ArrayList<>();
         for (int i = texts.size() - 1; i >= 0; i--) {
@@ -270,7 +274,7 @@ final class Routes {
      * every label with its score (softmax for several labels, sigmoid for one; the logit with
      * {@code raw_scores}), best first; a list of such lists for a batch.
      */
-    Object predict(JsonNode body) {
+    Object predict(JsonNode body, Client client) {
         TextClassifier classifier = models.classifier()
                 .orElseThrow(() -> new ApiError(424, "Backend", "Model is not a classifier model"));
         JsonNode inputs = body.get("inputs");
@@ -299,22 +303,20 @@ final class Routes {
         TextClassifier.Function function = raw ? TextClassifier.Function.NONE
                 : n > 1 ? TextClassifier.Function.SOFTMAX : TextClassifier.Function.SIGMOID;
         List<List<TextClassifier.Label>> answers = new ArrayList<>();
-        // Singles and pairs go in separate calls: a call is all singles or all pairs.
+        // Singles and pairs are encoded apart (an encoding call is all singles or all pairs), then share passes.
         List<Integer> singles = new ArrayList<>();
         List<Integer> pairs = new ArrayList<>();
         for (int i = 0; i < firsts.size(); i++) {
             (seconds.get(i) == null ? singles : pairs).add(i);
             answers.add(null);
         }
-        List<TextClassifier.Result> singleResults = singles.isEmpty() ? List.of() : Embedder.await(batcher.call(() -> classifier.classify(
-                singles.stream().map(firsts::get).toList(), null, function, n, truncate)));
-        List<TextClassifier.Result> pairResults = pairs.isEmpty() ? List.of() : Embedder.await(batcher.call(() -> classifier.classify(
-                pairs.stream().map(firsts::get).toList(), pairs.stream().map(seconds::get).toList(), function, n, truncate)));
-        for (int k = 0; k < singles.size(); k++) {
-            answers.set(singles.get(k), singleResults.get(k).labels());
-        }
-        for (int k = 0; k < pairs.size(); k++) {
-            answers.set(pairs.get(k), pairResults.get(k).labels());
+        List<Encoding> encodings = new ArrayList<>(encode(classifier, singles.stream().map(firsts::get).toList(), null, truncate));
+        encodings.addAll(encode(classifier, pairs.stream().map(firsts::get).toList(), pairs.stream().map(seconds::get).toList(), truncate));
+        List<float[]> logits = Embedder.await(awaitable(batcher.classify(encodings, client::connected), client));
+        List<Integer> order = new ArrayList<>(singles);
+        order.addAll(pairs);
+        for (int k = 0; k < order.size(); k++) {
+            answers.set(order.get(k), classifier.labels(logits.get(k), 0, function, n));
         }
         List<Object> out = new ArrayList<>();
         for (List<TextClassifier.Label> labels : answers) {
@@ -495,6 +497,34 @@ final class Routes {
             throw ApiError.validation("`" + field + "` is missing");
         }
         return text;
+    }
+
+    /**
+     * The classifier's logits for texts or pairs, encoded here (each refused naming it when too long) and run in
+     * the batcher's passes beside other requests' inputs.
+     */
+    private List<float[]> classified(TextClassifier classifier, List<String> texts, List<String> pairs, boolean truncate,
+                                     Client client) {
+        return Embedder.await(awaitable(batcher.classify(encode(classifier, texts, pairs, truncate), client::connected), client));
+    }
+
+    private static List<Encoding> encode(TextClassifier classifier, List<String> texts, List<String> pairs, boolean truncate) {
+        if (texts.isEmpty()) {
+            return List.of();
+        }
+        try {
+            return classifier.encode(texts, pairs, truncate);
+        } catch (EngineException e) {
+            throw ApiError.validation(e.getMessage());
+        } catch (TokenizerException e) {
+            throw new ApiError(422, "Tokenizer", e.getMessage());
+        }
+    }
+
+    /** {@code done}, cancelled (the request dropped from the batcher) when the client's connection fails. */
+    private static <T> java.util.concurrent.CompletableFuture<T> awaitable(java.util.concurrent.CompletableFuture<T> done, Client client) {
+        client.onFailure(() -> done.cancel(false));
+        return done;
     }
 
     /** One /predict input: {@code ["a"]} or {@code ["a", "b"]}. */

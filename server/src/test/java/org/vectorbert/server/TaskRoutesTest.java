@@ -205,6 +205,45 @@ class TaskRoutesTest {
     }
 
     @Test
+    void concurrentRerankAndPredictRequestsShareThePassesAndGetTheirOwnAnswers() throws Exception {
+        List<String> texts = List.of("paris is the capital of france .", "bananas are yellow .", "berlin is in germany .",
+                "shakespeare wrote hamlet .", "john lives in london .");
+        List<String> queries = List.of("capital of france", "who wrote hamlet ?", "what is yellow ?", "where does john live ?");
+        var pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+        try {
+            List<java.util.concurrent.Future<?>> calls = new java.util.ArrayList<>();
+            for (int round = 0; round < 6; round++) {
+                for (String query : queries) {
+                    calls.add(pool.submit(() -> {
+                        JsonNode ranked = JSON.readTree(post(reranking, "rerank", "{\"query\": " + JSON.writeValueAsString(query)
+                                + ", \"texts\": " + JSON.writeValueAsString(texts) + ", \"raw_scores\": true}").body());
+                        float[] want = reranker.scores(query, texts, true);
+                        for (JsonNode r : ranked) {
+                            assertEquals(want[r.get("index").asInt()], r.get("score").floatValue(), 1e-5f, query);
+                        }
+                        return null;
+                    }));
+                    calls.add(pool.submit(() -> {
+                        JsonNode labels = JSON.readTree(post(classifying, "predict", "{\"inputs\": [[" + JSON.writeValueAsString(query)
+                                + "], [" + JSON.writeValueAsString(query) + ", " + JSON.writeValueAsString(texts.getFirst()) + "]]}").body());
+                        List<TextClassifier.Result> want = classifier.classify(List.of(query), List.of(texts.getFirst()),
+                                TextClassifier.Function.SOFTMAX, 3, false);
+                        assertEquals(want.getFirst().labels().getFirst().label(), labels.get(1).get(0).get("label").asText(), query);
+                        assertEquals(want.getFirst().labels().getFirst().score(), labels.get(1).get(0).get("score").floatValue(), 1e-5f);
+                        assertEquals(classifier.classify(query).getFirst().score(), labels.get(0).get(0).get("score").floatValue(), 1e-5f);
+                        return null;
+                    }));
+                }
+            }
+            for (var call : calls) {
+                call.get();
+            }
+        } finally {
+            pool.shutdown();
+        }
+    }
+
+    @Test
     void badRequestsGetTeisErrors() throws Exception {
         assertError(post(classifying, "rerank", "{\"query\": \"q\", \"texts\": [\"a\"]}"), 424, "Backend", "model is not a re-ranker model");
         assertError(post(reranking, "rerank", "{\"query\": \"q\", \"texts\": []}"), 400, "Empty", "`texts` cannot be empty");
