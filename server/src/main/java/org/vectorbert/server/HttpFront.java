@@ -56,6 +56,8 @@ final class HttpFront extends Handler.Abstract {
         this.expectedAuthorization = options.apiKey() == null ? null : ("Bearer " + options.apiKey()).getBytes(StandardCharsets.UTF_8);
         route("POST", "/embed", "embed", true, true, (b, gone) -> api.embed(b, gone));
         route("POST", "/embed_all", "embed_all", true, true, (b, gone) -> api.embedAll(b, gone));
+        route("POST", "/embed_sparse", "embed_sparse", true, true, (b, gone) -> api.embedSparse(b));
+        route("POST", "/similarity", "similarity", true, true, (b, gone) -> api.similarity(b, gone));
         route("POST", "/v1/embeddings", "openai_embeddings", true, true, (b, gone) -> api.openAiEmbeddings(b, gone));
         route("POST", "/fill-mask", "fill_mask", true, true, (b, gone) -> api.fillMask(b));
         route("POST", "/rerank", "rerank", true, true, (b, gone) -> api.rerank(b, gone));

@@ -6,6 +6,7 @@ import org.vectorbert.engine.Embeddings;
 import org.vectorbert.engine.FillMask;
 import org.vectorbert.engine.HeadKind;
 import org.vectorbert.engine.QuestionAnswerer;
+import org.vectorbert.engine.SparseEmbeddings;
 import org.vectorbert.engine.TextClassifier;
 import org.vectorbert.engine.TokenClassifier;
 
@@ -21,9 +22,10 @@ import org.vectorbert.engine.TokenClassifier;
  * @param classifier the text classifier, empty when the checkpoint has no sequence-classification head
  * @param tagger     the token classifier, empty when the checkpoint has no token-classification head
  * @param answerer   the question answerer, empty when the checkpoint has no question-answering head
+ * @param sparse     SPLADE vectors over the MLM head (/embed_sparse), empty when the checkpoint has no MLM head
  */
 public record Models(String id, Embeddings embeddings, Optional<FillMask> fillMask, Optional<TextClassifier> classifier,
-                     Optional<TokenClassifier> tagger, Optional<QuestionAnswerer> answerer) {
+                     Optional<TokenClassifier> tagger, Optional<QuestionAnswerer> answerer, Optional<SparseEmbeddings> sparse) {
     public Models {
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(embeddings, "embeddings");
@@ -31,6 +33,7 @@ public record Models(String id, Embeddings embeddings, Optional<FillMask> fillMa
         Objects.requireNonNull(classifier, "classifier");
         Objects.requireNonNull(tagger, "tagger");
         Objects.requireNonNull(answerer, "answerer");
+        Objects.requireNonNull(sparse, "sparse");
     }
 
     /** Embeddings with the model's own settings, and fill-mask and the classifier over the same weights when it has their heads. */
@@ -45,6 +48,8 @@ public record Models(String id, Embeddings embeddings, Optional<FillMask> fillMa
                 ? Optional.of(TokenClassifier.of(embeddings.model(), embeddings.tokenizer())) : Optional.empty();
         Optional<QuestionAnswerer> answerer = embeddings.model().heads().contains(HeadKind.QUESTION_ANSWERING)
                 ? Optional.of(QuestionAnswerer.of(embeddings.model(), embeddings.tokenizer())) : Optional.empty();
-        return new Models(id, embeddings, fillMask, classifier, tagger, answerer);
+        Optional<SparseEmbeddings> sparse = embeddings.model().hasMlmHead()
+                ? Optional.of(SparseEmbeddings.of(embeddings.model(), embeddings.tokenizer())) : Optional.empty();
+        return new Models(id, embeddings, fillMask, classifier, tagger, answerer, sparse);
     }
 }

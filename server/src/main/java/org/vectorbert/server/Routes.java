@@ -20,6 +20,7 @@ import org.vectorbert.engine.EngineException;
 import org.vectorbert.engine.FillMask;
 import org.vectorbert.engine.FillMaskOptions;
 import org.vectorbert.engine.QuestionAnswerer;
+import org.vectorbert.engine.SparseEmbeddings;
 import org.vectorbert.engine.TextClassifier;
 import org.vectorbert.engine.TokenClassifier;
 import org.vectorbert.engine.TruncationSide;
@@ -73,6 +74,73 @@ final class Routes {
                 tokens.add(java.util.Arrays.copyOfRange(r.tokenVectors(), t * hidden, (t + 1) * hidden));
             }
             out.add(tokens);
+        }
+        return out;
+    }
+
+    /**
+     * TEI's POST /embed_sparse: {@code [[{index, value}]]}, each input's SPLADE vector over the model's MLM head,
+     * nonzero entries only, in increasing index order.
+     */
+    Object embedSparse(JsonNode body) {
+        SparseEmbeddings sparse = models.sparse().orElseThrow(() -> new ApiError(424, "Backend",
+                "Model is not an embedding model with SPLADE pooling (it has no masked-language-model head)"));
+        List<String> texts = Json.texts(body, "inputs", options.maxClientBatchSize());
+        Boolean truncate = Json.bool(body, "truncate");
+        String promptName = Json.string(body, "prompt_name");
+        String prompt = promptName == null ? "" : embedder.variant(truncate, false, promptName).options().prompt();
+        List<String> prompted = texts.stream().map(t -> prompt + t).toList();
+        TruncationSide side = side(body);
+        boolean cut = truncate == null ? options.autoTruncate() : truncate;
+        List<SparseEmbeddings.SparseVector> vectors = Embedder.await(batcher.call(() -> sparse.embed(prompted, cut, side)));
+        List<List<Map<String, Object>>> out = new ArrayList<>();
+        for (SparseEmbeddings.SparseVector v : vectors) {
+            List<Map<String, Object>> entries = new ArrayList<>(v.size());
+            for (int k = 0; k < v.size(); k++) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("index", v.indices()[k]);
+                m.put("value", v.values()[k]);
+                entries.add(m);
+            }
+            out.add(entries);
+        }
+        return out;
+    }
+
+    /**
+     * TEI's POST /similarity: {@code inputs} {@code {source_sentence, sentences}}, {@code parameters} {@code truncate},
+     * {@code truncation_direction} and {@code prompt_name}; the cosine similarity of the source to each sentence,
+     * embedded unnormalised in one request (the batch size counts the source too).
+     */
+    Object similarity(JsonNode body, Client client) {
+        JsonNode inputs = body.get("inputs");
+        if (inputs == null || !inputs.isObject()) {
+            throw ApiError.validation("`inputs` must be an object with `source_sentence` and `sentences`");
+        }
+        String source = Json.string(inputs, "source_sentence");
+        if (source == null) {
+            throw ApiError.validation("`inputs.source_sentence` is missing");
+        }
+        List<String> sentences = Json.texts(inputs, "sentences", options.maxClientBatchSize() - 1);
+        List<String> all = new ArrayList<>(sentences.size() + 1);
+        all.add(source);
+        all.addAll(sentences);
+        JsonNode parameters = parameters(body);
+        Embeddings pipeline = embedder.variant(Json.bool(parameters, "truncate"), false, Json.string(parameters, "prompt_name"));
+        List<Result> results = embedder.embed(pipeline, all, side(parameters), false, client).results();
+        float[] a = results.getFirst().pooled();
+        List<Float> out = new ArrayList<>(sentences.size());
+        for (int i = 1; i < results.size(); i++) {
+            float[] b = results.get(i).pooled();
+            double dot = 0;
+            double na = 0;
+            double nb = 0;
+            for (int d = 0; d < a.length; d++) {
+                dot += (double) a[d] * b[d];
+                na += (double) a[d] * a[d];
+                nb += (double) b[d] * b[d];
+            }
+            out.add((float) (dot / Math.max(Math.sqrt(na) * Math.sqrt(nb), 1e-12)));
         }
         return out;
     }

@@ -145,6 +145,50 @@ class ServerTest {
     }
 
     @Test
+    void embedSparseAndSimilarityAnswerAsTei() throws Exception {
+        List<String> texts = List.of("Paris is the capital of France.", "Bananas are yellow.");
+        HttpResponse<String> r = post(server, "embed_sparse", "{\"inputs\": " + JSON.writeValueAsString(texts) + "}");
+        assertEquals(200, r.statusCode(), r.body());
+        JsonNode sparse = JSON.readTree(r.body());
+        List<org.vectorbert.engine.SparseEmbeddings.SparseVector> want =
+                org.vectorbert.engine.SparseEmbeddings.of(embeddings.model(), embeddings.tokenizer()).embed(texts);
+        assertEquals(2, sparse.size());
+        for (int i = 0; i < 2; i++) {
+            assertEquals(want.get(i).size(), sparse.get(i).size());
+            assertTrue(want.get(i).size() > 10 && want.get(i).size() < embeddings.model().config().vocabSize(), "sparse: " + want.get(i).size());
+            for (int k = 0; k < want.get(i).size(); k++) {
+                assertEquals(want.get(i).indices()[k], sparse.get(i).get(k).get("index").asInt());
+                assertEquals(want.get(i).values()[k], sparse.get(i).get(k).get("value").floatValue());
+            }
+        }
+        int paris = embeddings.tokenizer().tokenToId("paris");
+        assertTrue(java.util.stream.IntStream.of(want.getFirst().indices()).anyMatch(i -> i == paris), "the text's own words are in its vector");
+
+        HttpResponse<String> sim = post(server, "similarity", "{\"inputs\": {\"source_sentence\": \"The capital of France.\", "
+                + "\"sentences\": " + JSON.writeValueAsString(texts) + "}}");
+        assertEquals(200, sim.statusCode(), sim.body());
+        JsonNode cosines = JSON.readTree(sim.body());
+        Embeddings raw = embeddings.with(embeddings.options().withNormalize(false));
+        float[] a = raw.embed("The capital of France.");
+        for (int i = 0; i < 2; i++) {
+            float[] b = raw.embed(texts.get(i));
+            double dot = 0;
+            double na = 0;
+            double nb = 0;
+            for (int d = 0; d < a.length; d++) {
+                dot += a[d] * b[d];
+                na += a[d] * a[d];
+                nb += b[d] * b[d];
+            }
+            assertEquals(dot / Math.sqrt(na * nb), cosines.get(i).asDouble(), 1e-5, texts.get(i));
+        }
+        assertTrue(cosines.get(0).asDouble() > cosines.get(1).asDouble(), cosines.toString());
+        assertEquals(422, post(server, "similarity", "{\"inputs\": {\"sentences\": [\"a\"]}}").statusCode());
+        assertEquals(400, post(server, "similarity", "{\"inputs\": {\"source_sentence\": \"a\", \"sentences\": []}}").statusCode());
+        assertEquals(422, post(server, "embed_sparse", "{\"inputs\": [\"a\"], \"prompt_name\": \"nope\"}").statusCode());
+    }
+
+    @Test
     void tokenizeDecodeAndInfoHaveTeisShapes() throws Exception {
         JsonNode tokens = json(post(server, "tokenize", "{\"inputs\": \"héllo world\"}"));
         assertEquals("[[{\"id\":101,\"text\":\"[CLS]\",\"special\":true,\"start\":null,\"stop\":null},"
