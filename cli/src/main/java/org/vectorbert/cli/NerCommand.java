@@ -2,10 +2,8 @@ package org.vectorbert.cli;
 
 import java.io.PrintWriter;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import org.vectorbert.common.Excerpt;
@@ -99,20 +97,7 @@ final class NerCommand implements Callable<Integer> {
     }
 
     private static String toJson(List<TokenClassifier.Entity> entities, TokenClassifier.Aggregation strategy) {
-        List<Map<String, Object>> list = new ArrayList<>();
-        for (TokenClassifier.Entity e : entities) {
-            Map<String, Object> o = new LinkedHashMap<>();
-            o.put(strategy == TokenClassifier.Aggregation.NONE ? "entity" : "entity_group", e.entity());
-            o.put("score", e.score());
-            if (strategy == TokenClassifier.Aggregation.NONE) {
-                o.put("index", e.index());
-            }
-            o.put("word", e.word());
-            o.put("start", e.start());
-            o.put("end", e.end());
-            list.add(o);
-        }
-        return JsonText.of(list);
+        return JsonText.of(entities.stream().map(e -> e.pipelineFields(strategy)).toList());
     }
 
     private static String table(String text, List<TokenClassifier.Entity> entities) {

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.PrintWriter;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -130,15 +129,7 @@ final class QaCommand implements Callable<Integer> {
 
     /** The pipeline's answer: one object, or a list when more than one answer was asked for. */
     private static String toJson(List<QuestionAnswerer.Answer> answers, int topK) {
-        List<Map<String, Object>> list = new ArrayList<>();
-        for (QuestionAnswerer.Answer a : answers) {
-            Map<String, Object> o = new LinkedHashMap<>();
-            o.put("score", a.score());
-            o.put("start", a.start());
-            o.put("end", a.end());
-            o.put("answer", a.answer());
-            list.add(o);
-        }
+        List<Map<String, Object>> list = answers.stream().map(QuestionAnswerer.Answer::pipelineFields).toList();
         return topK == 1 && list.size() == 1 ? JsonText.of(list.getFirst()) : JsonText.of(list);
     }
 

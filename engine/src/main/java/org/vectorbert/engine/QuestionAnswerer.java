@@ -3,8 +3,10 @@ package org.vectorbert.engine;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import org.vectorbert.tokenizer.EncodeOptions;
 import org.vectorbert.tokenizer.Encoding;
 import org.vectorbert.tokenizer.Padding;
@@ -31,7 +33,17 @@ public final class QuestionAnswerer {
     private static final int PIPELINE_MAX_SEQ_LEN = 384;
 
     /** One answer: {@code answer} is {@code context[start:end]}; an impossible answer is ("", 0, 0). */
-    public record Answer(double score, int start, int end, String answer) {}
+    public record Answer(double score, int start, int end, String answer) {
+        /** The pipeline's dict for it: score, start, end, answer. */
+        public Map<String, Object> pipelineFields() {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("score", score);
+            m.put("start", start);
+            m.put("end", end);
+            m.put("answer", answer);
+            return m;
+        }
+    }
 
     /** A question about a context. */
     public record Question(String question, String context) {}
@@ -203,16 +215,8 @@ public final class QuestionAnswerer {
         }
         EncodeOptions whole = EncodeOptions.defaults().withPadding(Padding.NONE).withTruncation(Truncation.NONE);
         Encoding e = tokenizer.encode(q.question(), q.context(), whole);
-        int first = -1;
-        int count = 0;
-        for (int i = 0; i < e.length(); i++) {
-            if (e.sequenceIds()[i] == 1) {
-                if (first < 0) {
-                    first = i;
-                }
-                count++;
-            }
-        }
+        int[] context = StrideWindows.span(e, 1);
+        int count = context[1];
         int[] words = tokenizer.wordIds(q.context());
         if (words.length != count) {
             throw new IllegalStateException("the context has " + count + " tokens in the pair but " + words.length + " alone");
@@ -224,7 +228,7 @@ public final class QuestionAnswerer {
                 cp++;
             }
         }
-        return new Pair(q, e, first < 0 ? e.length() : first, count, words, codePoints);
+        return new Pair(q, e, context[0], count, words, codePoints);
     }
 
     /**

@@ -14,6 +14,19 @@ import org.vectorbert.tokenizer.Encoding;
 final class StrideWindows {
     private StrideWindows() {}
 
+    /** Where sequence {@code sequence}'s tokens lie in {@code e}: {first, count}, first = e.length() when it has none. */
+    static int[] span(Encoding e, int sequence) {
+        int first = -1;
+        int count = 0;
+        for (int i = 0; i < e.length(); i++) {
+            if (e.sequenceIds()[i] == sequence) {
+                first = first < 0 ? i : first;
+                count++;
+            }
+        }
+        return new int[] {first < 0 ? e.length() : first, count};
+    }
+
     /** The [from, to) token ranges of a text of {@code n} tokens. */
     static List<int[]> ranges(int n, int room, int stride) {
         if (room <= 0 || stride < 0 || stride >= room) {

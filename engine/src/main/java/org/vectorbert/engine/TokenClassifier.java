@@ -2,9 +2,10 @@ package org.vectorbert.engine;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import org.vectorbert.loader.Labels;
 import org.vectorbert.tokenizer.EncodeOptions;
@@ -54,7 +55,21 @@ public final class TokenClassifier {
      * position among the encoding's tokens); otherwise a group ({@code entity} the label without its
      * B-/I- prefix, the pipeline's {@code entity_group}, and {@code index} -1).
      */
-    public record Entity(String entity, float score, int index, String word, int start, int end) {}
+    public record Entity(String entity, float score, int index, String word, int start, int end) {
+        /** The pipeline's dict for it: entity (or entity_group when grouped), score, index (ungrouped), word, start, end. */
+        public Map<String, Object> pipelineFields(Aggregation aggregation) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put(aggregation == Aggregation.NONE ? "entity" : "entity_group", entity);
+            m.put("score", score);
+            if (aggregation == Aggregation.NONE) {
+                m.put("index", index);
+            }
+            m.put("word", word);
+            m.put("start", start);
+            m.put("end", end);
+            return m;
+        }
+    }
 
     /**
      * One text's entities, with its length in tokens (special tokens included, after any cut).
@@ -65,9 +80,6 @@ public final class TokenClassifier {
 
     /** A token of the text with its label probabilities (the pipeline's pre-entity). */
     private record Token(String word, float[] scores, int start, int end, int index, boolean subword) {}
-
-    /** A labelled token or word before grouping. */
-    private record Labelled(String entity, float score, int index, String word, int start, int end) {}
 
     private final BertModel model;
     private final Tokenizer tokenizer;
@@ -160,7 +172,7 @@ public final class TokenClassifier {
             for (int w = firstWindow[t]; w < firstWindow[t + 1]; w++) {
                 entities.addAll(entities(texts.get(t), windows.get(w), probabilities[w], aggregation, ignoreLabels));
             }
-            results.add(new Result(firstWindow[t + 1] - firstWindow[t] > 1 ? overlapsResolved(entities) : entities,
+            results.add(new Result(firstWindow[t + 1] - firstWindow[t] > 1 ? EntityGroups.overlapsResolved(entities) : entities,
                     lengths[t], truncated[t]));
         }
         return results;
@@ -168,61 +180,23 @@ public final class TokenClassifier {
 
     /** A whole encoding in windows of {@code room} text tokens (one window when it fits). */
     private List<Encoding> windows(Encoding e, int room, int stride) {
-        int first = -1;
-        int n = 0;
-        for (int i = 0; i < e.length(); i++) {
-            if (e.sequenceIds()[i] == 0) {
-                first = first < 0 ? i : first;
-                n++;
-            }
-        }
-        if (e.length() <= maxTokens || n == 0) {
+        int[] text = StrideWindows.span(e, 0);
+        if (e.length() <= maxTokens || text[1] == 0) {
             return List.of(e);
         }
-        List<Encoding> windows = new ArrayList<>();
-        for (int[] range : StrideWindows.ranges(n, room, stride)) {
-            windows.add(StrideWindows.slice(e, first, n, range[0], range[1]));
-        }
-        return windows;
+        return StrideWindows.ranges(text[1], room, stride).stream().map(r -> StrideWindows.slice(e, text[0], text[1], r[0], r[1])).toList();
     }
 
     /** One window's entities, those labelled in {@code ignoreLabels} dropped after grouping. */
     private List<Entity> entities(String text, Encoding e, float[] probabilities, Aggregation aggregation, Set<String> ignoreLabels) {
         List<Token> tokens = tokens(text, e, probabilities);
-        List<Labelled> labelled = aggregation == Aggregation.NONE || aggregation == Aggregation.SIMPLE
+        List<EntityGroups.Labelled> labelled = aggregation == Aggregation.NONE || aggregation == Aggregation.SIMPLE
                 ? tokens.stream().map(this::label).toList()
                 : words(tokens, aggregation);
         List<Entity> entities = aggregation == Aggregation.NONE
                 ? labelled.stream().map(l -> new Entity(l.entity(), l.score(), l.index(), l.word(), l.start(), l.end())).toList()
-                : group(labelled);
+                : EntityGroups.group(labelled, tokenizer);
         return entities.stream().filter(x -> !ignoreLabels.contains(x.entity())).toList();
-    }
-
-    /**
-     * The pipeline's aggregate_overlapping_entities: by start (stably), an entity that starts inside the one kept
-     * before it replaces that one when longer, or as long and surer; otherwise it is kept after it.
-     */
-    private static List<Entity> overlapsResolved(List<Entity> entities) {
-        if (entities.isEmpty()) {
-            return entities;
-        }
-        List<Entity> sorted = entities.stream().sorted(Comparator.comparingInt(Entity::start)).toList();
-        List<Entity> kept = new ArrayList<>();
-        Entity previous = sorted.getFirst();
-        for (Entity e : sorted) {
-            if (previous.start() <= e.start() && e.start() < previous.end()) {
-                int length = e.end() - e.start();
-                int previousLength = previous.end() - previous.start();
-                if (length > previousLength || length == previousLength && e.score() > previous.score()) {
-                    previous = e;
-                }
-            } else {
-                kept.add(previous);
-                previous = e;
-            }
-        }
-        kept.add(previous);
-        return kept;
     }
 
     /** Each encoding's label probabilities, [tokens, labels] row-major: softmax of the logits per token. */
@@ -290,14 +264,14 @@ public final class TokenClassifier {
     }
 
     /** A token with its most probable label. */
-    private Labelled label(Token t) {
+    private EntityGroups.Labelled label(Token t) {
         int best = argmax(t.scores());
-        return new Labelled(labels.names().get(best), t.scores()[best], t.index(), t.word(), t.start(), t.end());
+        return new EntityGroups.Labelled(labels.names().get(best), t.scores()[best], t.index(), t.word(), t.start(), t.end());
     }
 
     /** Tokens merged into words (a word and the subwords after it), each labelled by {@code aggregation}. */
-    private List<Labelled> words(List<Token> tokens, Aggregation aggregation) {
-        List<Labelled> words = new ArrayList<>();
+    private List<EntityGroups.Labelled> words(List<Token> tokens, Aggregation aggregation) {
+        List<EntityGroups.Labelled> words = new ArrayList<>();
         List<Token> word = new ArrayList<>();
         for (Token t : tokens) {
             if (!word.isEmpty() && !t.subword()) {
@@ -312,7 +286,7 @@ public final class TokenClassifier {
         return words;
     }
 
-    private Labelled word(List<Token> tokens, Aggregation aggregation) {
+    private EntityGroups.Labelled word(List<Token> tokens, Aggregation aggregation) {
         float[] scores = switch (aggregation) {
             case FIRST -> tokens.getFirst().scores();
             case MAX -> surest(tokens).scores();
@@ -321,54 +295,7 @@ public final class TokenClassifier {
         };
         int best = argmax(scores);
         String text = tokenizer.tokensToText(tokens.stream().map(Token::word).toList());
-        return new Labelled(labels.names().get(best), scores[best], -1, text, tokens.getFirst().start(), tokens.getLast().end());
-    }
-
-    /**
-     * Labelled tokens or words grouped into entities: one continues the group before it when it has the
-     * same tag and is not a B-; the group's label loses its prefix, its score is the mean.
-     */
-    private List<Entity> group(List<Labelled> labelled) {
-        List<Entity> groups = new ArrayList<>();
-        List<Labelled> group = new ArrayList<>();
-        for (Labelled l : labelled) {
-            if (!group.isEmpty()) {
-                String[] tag = tag(l.entity());
-                String[] last = tag(group.getLast().entity());
-                if (!(tag[1].equals(last[1]) && !tag[0].equals("B"))) {
-                    groups.add(entity(group));
-                    group = new ArrayList<>();
-                }
-            }
-            group.add(l);
-        }
-        if (!group.isEmpty()) {
-            groups.add(entity(group));
-        }
-        return groups;
-    }
-
-    private Entity entity(List<Labelled> group) {
-        String label = group.getFirst().entity();
-        int dash = label.indexOf('-');
-        float sum = 0;
-        for (Labelled l : group) {
-            sum += l.score();
-        }
-        String word = tokenizer.tokensToText(group.stream().map(Labelled::word).toList());
-        return new Entity(dash < 0 ? label : label.substring(dash + 1), sum / group.size(), -1, word, group.getFirst().start(),
-                group.getLast().end());
-    }
-
-    /** The pipeline's get_tag: "B-X" is (B, X), "I-X" (I, X), anything else (I, itself). */
-    private static String[] tag(String label) {
-        if (label.startsWith("B-")) {
-            return new String[] {"B", label.substring(2)};
-        }
-        if (label.startsWith("I-")) {
-            return new String[] {"I", label.substring(2)};
-        }
-        return new String[] {"I", label};
+        return new EntityGroups.Labelled(labels.names().get(best), scores[best], -1, text, tokens.getFirst().start(), tokens.getLast().end());
     }
 
     /** The token whose best probability is highest, the first of equals (as Python's max). */

@@ -428,20 +428,7 @@ final class Routes {
         List<TokenClassifier.Result> results = Embedder.await(batcher.call(() -> tagger.tag(texts, strategy, ignore, windowStride)));
         List<Object> out = new ArrayList<>();
         for (TokenClassifier.Result r : results) {
-            List<Map<String, Object>> entities = new ArrayList<>();
-            for (TokenClassifier.Entity e : r.entities()) {
-                Map<String, Object> m = new LinkedHashMap<>();
-                m.put(strategy == TokenClassifier.Aggregation.NONE ? "entity" : "entity_group", e.entity());
-                m.put("score", e.score());
-                if (strategy == TokenClassifier.Aggregation.NONE) {
-                    m.put("index", e.index());
-                }
-                m.put("word", e.word());
-                m.put("start", e.start());
-                m.put("end", e.end());
-                entities.add(m);
-            }
-            out.add(entities);
+            out.add(r.entities().stream().map(e -> e.pipelineFields(strategy)).toList());
         }
         return batch ? out : out.getFirst();
     }
@@ -495,15 +482,7 @@ final class Routes {
         List<QuestionAnswerer.Result> results = Embedder.await(batcher.call(() -> answerer.answer(questions, answerOptions)));
         List<Object> out = new ArrayList<>();
         for (QuestionAnswerer.Result r : results) {
-            List<Map<String, Object>> answers = new ArrayList<>();
-            for (QuestionAnswerer.Answer a : r.answers()) {
-                Map<String, Object> m = new LinkedHashMap<>();
-                m.put("score", a.score());
-                m.put("start", a.start());
-                m.put("end", a.end());
-                m.put("answer", a.answer());
-                answers.add(m);
-            }
+            List<Map<String, Object>> answers = r.answers().stream().map(QuestionAnswerer.Answer::pipelineFields).toList();
             out.add(answers.size() == 1 ? answers.getFirst() : answers);
         }
         return batch ? out : out.getFirst();
