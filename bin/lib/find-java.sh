@@ -1,5 +1,6 @@
 # Sourced by bin/vectorbert and bench/run: sets java_bin to a Java 25 or newer, or exits 2.
-# JAVA_HOME if set, else the java on the PATH, else Temurin 25 where Debian puts JDKs.
+# The runtime an unpacked download brings (bundled_runtime, set by bin/vectorbert there), else JAVA_HOME if set,
+# else the java on the PATH, else Temurin 25 where Debian puts JDKs.
 # The version comes from the JDK's release file, so finding Java costs no extra JVM start.
 java_major() {
     local home release
@@ -12,7 +13,7 @@ java_major() {
     fi
 }
 java_bin=""
-for candidate in "${JAVA_HOME:+$JAVA_HOME/bin/java}" "$(command -v java || true)" /usr/lib/jvm/temurin-25-jdk-*/bin/java; do
+for candidate in "${bundled_runtime:+$bundled_runtime/bin/java}" "${JAVA_HOME:+$JAVA_HOME/bin/java}" "$(command -v java || true)" /usr/lib/jvm/temurin-25-jdk-*/bin/java; do
     [[ -n "$candidate" && -x "$candidate" ]] || continue
     major="$(java_major "$candidate")"
     if [[ "${major:-0}" -ge 25 ]]; then
