@@ -20,9 +20,11 @@ import java.util.Objects;
  * @param prompt      text put before every input (e5's "query: "), or null
  * @param promptName  a prompt the model's config_sentence_transformers.json names, used when {@code prompt} is null, or null
  * @param batchTokens how many positions (padding included) a forward pass may hold; texts are grouped by length to fill it
+ * @param dimensions  the pooled vector cut to its first this many components (Matryoshka truncation, normalised after
+ *                    the cut when {@code normalize} holds, as TEI's {@code dimensions} does), or null for all of them
  */
 public record EmbeddingOptions(Precision precision, List<Pooling> pooling, Boolean normalize, Boolean truncate, String prompt,
-                               String promptName, int batchTokens) {
+                               String promptName, int batchTokens, Integer dimensions) {
     /**
      * The default token budget of a forward pass: enough rows that a batch reads each weight once for
      * many of them. 1,024 rather than 4,096: the same speed or better on a real corpus (embed --file,
@@ -31,6 +33,12 @@ public record EmbeddingOptions(Precision precision, List<Pooling> pooling, Boole
      * concurrent embed processes: 145 MB private each against 175 MB).
      */
     public static final int BATCH_TOKENS = 1024;
+
+    /** Every field but {@code dimensions}, which is left to the model (all of them). */
+    public EmbeddingOptions(Precision precision, List<Pooling> pooling, Boolean normalize, Boolean truncate, String prompt,
+                            String promptName, int batchTokens) {
+        this(precision, pooling, normalize, truncate, prompt, promptName, batchTokens, null);
+    }
 
     public EmbeddingOptions {
         Objects.requireNonNull(precision, "precision");
@@ -45,37 +53,45 @@ public record EmbeddingOptions(Precision precision, List<Pooling> pooling, Boole
 
     /** float32, and everything else as the model declares. */
     public static EmbeddingOptions defaults() {
-        return new EmbeddingOptions(Precision.F32, null, null, null, null, null, BATCH_TOKENS);
+        return new EmbeddingOptions(Precision.F32, null, null, null, null, null, BATCH_TOKENS, null);
     }
 
     public EmbeddingOptions withPrecision(Precision p) {
-        return new EmbeddingOptions(p, pooling, normalize, truncate, prompt, promptName, batchTokens);
+        return new EmbeddingOptions(p, pooling, normalize, truncate, prompt, promptName, batchTokens, dimensions);
     }
 
     /** Pool with these modes, concatenated in this order (one mode gives a vector of the model's hidden size). */
     public EmbeddingOptions withPooling(Pooling... modes) {
-        return new EmbeddingOptions(precision, List.of(modes), normalize, truncate, prompt, promptName, batchTokens);
+        return new EmbeddingOptions(precision, List.of(modes), normalize, truncate, prompt, promptName, batchTokens, dimensions);
     }
 
     public EmbeddingOptions withNormalize(boolean n) {
-        return new EmbeddingOptions(precision, pooling, n, truncate, prompt, promptName, batchTokens);
+        return new EmbeddingOptions(precision, pooling, n, truncate, prompt, promptName, batchTokens, dimensions);
     }
 
     public EmbeddingOptions withTruncate(boolean t) {
-        return new EmbeddingOptions(precision, pooling, normalize, t, prompt, promptName, batchTokens);
+        return new EmbeddingOptions(precision, pooling, normalize, t, prompt, promptName, batchTokens, dimensions);
     }
 
     /** Put {@code text} before every input, as sentence-transformers' {@code prompt=} does. */
     public EmbeddingOptions withPrompt(String text) {
-        return new EmbeddingOptions(precision, pooling, normalize, truncate, text, promptName, batchTokens);
+        return new EmbeddingOptions(precision, pooling, normalize, truncate, text, promptName, batchTokens, dimensions);
     }
 
     /** Put the prompt the model names {@code name} before every input, as sentence-transformers' {@code prompt_name=} does. */
     public EmbeddingOptions withPromptName(String name) {
-        return new EmbeddingOptions(precision, pooling, normalize, truncate, prompt, name, batchTokens);
+        return new EmbeddingOptions(precision, pooling, normalize, truncate, prompt, name, batchTokens, dimensions);
+    }
+
+    /**
+     * Keep the first {@code n} components of each vector (a Matryoshka model's shorter embedding), normalised after the
+     * cut when the vectors are normalised; {@link Embeddings} refuses 0 or more than the model's dimension.
+     */
+    public EmbeddingOptions withDimensions(int n) {
+        return new EmbeddingOptions(precision, pooling, normalize, truncate, prompt, promptName, batchTokens, n);
     }
 
     public EmbeddingOptions withBatchTokens(int tokens) {
-        return new EmbeddingOptions(precision, pooling, normalize, truncate, prompt, promptName, tokens);
+        return new EmbeddingOptions(precision, pooling, normalize, truncate, prompt, promptName, tokens, dimensions);
     }
 }

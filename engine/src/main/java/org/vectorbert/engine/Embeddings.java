@@ -46,6 +46,10 @@ public final class Embeddings {
         this.tokenizer = tokenizer;
         this.declared = declared;
         this.options = resolve(asked, declared, model.precision());
+        int full = model.config().hiddenSize() * options.pooling().size();
+        if (options.dimensions() != null && (options.dimensions() < 1 || options.dimensions() > full)) {
+            throw new EngineException("dimensions must be from 1 to the model's " + full + ", was " + options.dimensions());
+        }
         int max = Math.min(model.config().maxTokens(), tokenizer.modelMaxLength());
         this.maxTokens = declared.map(SentenceTransformersConfig::maxSeqLength).filter(n -> n > 0).map(n -> Math.min(n, max)).orElse(max);
         this.lowercase = declared.map(SentenceTransformersConfig::doLowerCase).orElse(false);
@@ -71,7 +75,7 @@ public final class Embeddings {
         if (prompt == null) {
             prompt = declared.filter(d -> d.defaultPromptName() != null).map(d -> d.prompts().get(d.defaultPromptName())).orElse("");
         }
-        return new EmbeddingOptions(precision, pooling, normalize, truncate, prompt, null, asked.batchTokens());
+        return new EmbeddingOptions(precision, pooling, normalize, truncate, prompt, null, asked.batchTokens(), asked.dimensions());
     }
 
     /** The default model, bert-base-uncased (made on first use), with its own settings. */
@@ -113,9 +117,9 @@ public final class Embeddings {
         return run(texts, null).stream().map(Result::pooled).toList();
     }
 
-    /** The length of the vectors: the model's hidden size, times the number of pooling modes. */
+    /** The length of the vectors: the model's hidden size times the number of pooling modes, or the options' dimensions. */
     public int dimension() {
-        return model.config().hiddenSize() * options.pooling().size();
+        return options.dimensions() != null ? options.dimensions() : model.config().hiddenSize() * options.pooling().size();
     }
 
     /** The options in effect, with the model's declarations filled in (the prompt resolved to its text). */
@@ -190,10 +194,12 @@ public final class Embeddings {
      * @param typeIds       token type ids, one per id
      * @param truncated     whether the text was cut to {@link #maxTokens()}
      * @param promptTokens  leading tokens the pooling leaves out ([CLS] and the prompt's), 0 when the prompt counts
-     * @param normalize     whether its vector is scaled to unit length
+     * @param normalize     whether its vector is scaled to unit length (after the cut to {@code dimensions})
      * @param secondStart   where a pair's second text starts among the ids, or -1 for a single text
+     * @param dimensions    how many of its vector's first components are kept
      */
-    public record Prepared(int[] ids, int[] typeIds, boolean truncated, int promptTokens, boolean normalize, int secondStart) {
+    public record Prepared(int[] ids, int[] typeIds, boolean truncated, int promptTokens, boolean normalize, int secondStart,
+                           int dimensions) {
         /** Its length in tokens, which is what it costs in a forward pass. */
         public int length() {
             return ids.length;
@@ -218,14 +224,14 @@ public final class Embeddings {
         for (int i = 0; i < encodings.size(); i++) {
             Encoding e = encodings.get(i);
             if (e.length() <= maxTokens) {
-                prepared.add(new Prepared(e.ids(), e.typeIds(), false, promptTokens, options.normalize(), secondStart(e)));
+                prepared.add(new Prepared(e.ids(), e.typeIds(), false, promptTokens, options.normalize(), secondStart(e), dimension()));
             } else if (!options.truncate()) {
                 throw new TextTooLongException(texts.get(i), e.length(), maxTokens, true);
             } else if (side == TruncationSide.LEFT) {
                 prepared.add(cutFromLeft(e));
             } else {
                 Encoding c = pairs == null ? tokenizer.encode(inputs.get(i), cut) : tokenizer.encode(inputs.get(i), pairs.get(i), cut);
-                prepared.add(new Prepared(c.ids(), c.typeIds(), true, promptTokens, options.normalize(), secondStart(c)));
+                prepared.add(new Prepared(c.ids(), c.typeIds(), true, promptTokens, options.normalize(), secondStart(c), dimension()));
             }
         }
         return prepared;
@@ -242,7 +248,7 @@ public final class Embeddings {
         int[] ids = new int[maxTokens];
         System.arraycopy(e.ids(), 0, ids, 0, before);
         System.arraycopy(e.ids(), before + drop, ids, before, maxTokens - before);
-        return new Prepared(ids, new int[maxTokens], true, Math.max(0, promptTokens - drop), options.normalize(), -1);
+        return new Prepared(ids, new int[maxTokens], true, Math.max(0, promptTokens - drop), options.normalize(), -1, dimension());
     }
 
     /** The first position of a pair's second text in its encoding, or -1 for a single text. */
@@ -279,6 +285,7 @@ public final class Embeddings {
                 int start = b * ids.length() * hidden;
                 float[] pooled = Pool.pool(options.pooling(), out.lastHiddenState(), start, Math.min(p.promptTokens(), n - 1), n, hidden,
                         out.pooled(), b * hidden);
+                pooled = p.dimensions() < pooled.length ? Arrays.copyOf(pooled, p.dimensions()) : pooled;
                 results.add(new Result(p.ids(), p.normalize() ? Pool.l2Normalize(pooled) : pooled,
                         tokenVectors ? Arrays.copyOfRange(out.lastHiddenState(), start, start + n * hidden) : null,
                         attentions ? attentions(out, b) : null, queriesAndKeys ? byHead(out.queries(), ids, b) : null,

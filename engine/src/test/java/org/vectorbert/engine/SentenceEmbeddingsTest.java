@@ -147,6 +147,33 @@ class SentenceEmbeddingsTest {
     }
 
     @Test
+    void dimensionsKeepTheFirstComponentsNormalisedAfterTheCut() {
+        Embeddings full = Embeddings.of(model, tokenizer, EmbeddingOptions.defaults());
+        Embeddings cut = full.with(EmbeddingOptions.defaults().withDimensions(128));
+        assertEquals(128, cut.dimension());
+        String text = "A cat sits on the mat.";
+        float[] expected = Pool.l2Normalize(java.util.Arrays.copyOf(full.embed(text), 128));
+        float[] actual = cut.embed(text);
+        assertArrayEquals(expected, actual, 1e-6f);
+        double norm = 0;
+        for (float x : actual) {
+            norm += x * x;
+        }
+        assertEquals(1, Math.sqrt(norm), 1e-5);
+        // Without normalisation (as TEI does), the cut alone: the first components as they were.
+        Embeddings raw = full.with(EmbeddingOptions.defaults().withNormalize(false));
+        assertArrayEquals(java.util.Arrays.copyOf(raw.embed(text), 100),
+                full.with(EmbeddingOptions.defaults().withNormalize(false).withDimensions(100)).embed(text));
+        // Several pooling modes concatenated: the cut may reach into the second.
+        assertEquals(500, full.with(EmbeddingOptions.defaults().withPooling(Pooling.MEAN, Pooling.CLS).withDimensions(500))
+                .embed(text).length);
+        for (int wrong : new int[] {0, -1, 385}) {
+            var refused = assertThrows(EngineException.class, () -> full.with(EmbeddingOptions.defaults().withDimensions(wrong)));
+            assertEquals("dimensions must be from 1 to the model's 384, was " + wrong, refused.getMessage());
+        }
+    }
+
+    @Test
     void resultsComeBackInTheOrderGivenWhateverTheBatching() {
         Embeddings embeddings = Embeddings.of(model, tokenizer, EmbeddingOptions.defaults());
         List<String> texts = texts(cases.get(0)).subList(0, 60);

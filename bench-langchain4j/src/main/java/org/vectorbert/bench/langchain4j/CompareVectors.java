@@ -7,7 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * How close two runs' vectors are: vectorbert's {@code .npy} ([n, dim] float32) against
+ * How close two runs' vectors are: vectorbert's {@code .npy} ([n, dim] float32), or raw rows, against
  * {@link EmbedAll}'s raw little-endian float32 rows. Prints the smallest and the mean cosine.
  *
  * <pre>java -cp bench-langchain4j/target/vectorbert-bench-langchain4j.jar org.vectorbert.bench.langchain4j.CompareVectors A.npy B.f32 DIM</pre>
@@ -17,8 +17,10 @@ public final class CompareVectors {
 
     public static void main(String[] args) throws IOException {
         ByteBuffer npy = ByteBuffer.wrap(Files.readAllBytes(Path.of(args[0]))).order(ByteOrder.LITTLE_ENDIAN);
-        int headerLength = npy.getShort(8) & 0xFFFF;
-        npy.position(10 + headerLength);
+        if (args[0].endsWith(".npy")) {   // else raw rows too (InterfaceEmbedAll's)
+            int headerLength = npy.getShort(8) & 0xFFFF;
+            npy.position(10 + headerLength);
+        }
         ByteBuffer raw = ByteBuffer.wrap(Files.readAllBytes(Path.of(args[1]))).order(ByteOrder.LITTLE_ENDIAN);
         int dim = Integer.parseInt(args[2]);
         int n = raw.remaining() / 4 / dim;

