@@ -29,7 +29,7 @@ final class Embedder {
     private final Map<Variant, Embeddings> variants = new ConcurrentHashMap<>();
 
     /** What a request may choose; the pooling is the model's. */
-    private record Variant(boolean truncate, boolean normalize, String promptName) {}
+    private record Variant(boolean truncate, boolean normalize, String promptName, Integer dimensions) {}
 
     /** A request's texts as the batcher returns them. */
     record Embedded(List<Result> results, int tokens) {}
@@ -43,7 +43,12 @@ final class Embedder {
 
     /** The pipeline for a request's options; {@code truncate} null means the server's --auto-truncate. */
     Embeddings variant(Boolean truncate, boolean normalize, String promptName) {
-        Variant v = new Variant(truncate != null ? truncate : autoTruncate, normalize, promptName);
+        return variant(truncate, normalize, promptName, null);
+    }
+
+    /** The same, the vectors cut to their first {@code dimensions} components (null: all) before any normalising. */
+    Embeddings variant(Boolean truncate, boolean normalize, String promptName, Integer dimensions) {
+        Variant v = new Variant(truncate != null ? truncate : autoTruncate, normalize, promptName, dimensions);
         Embeddings known = variants.get(v);
         if (known != null) {
             return known;
@@ -51,6 +56,9 @@ final class Embedder {
         EmbeddingOptions asked = base.options().withTruncate(v.truncate()).withNormalize(v.normalize());
         if (promptName != null) {
             asked = asked.withPrompt(null).withPromptName(promptName);
+        }
+        if (dimensions != null) {
+            asked = asked.withDimensions(dimensions);
         }
         try {
             Embeddings made = base.with(asked);

@@ -55,8 +55,8 @@ final class Routes {
     Object embed(JsonNode body, Client client) {
         List<String> texts = Json.texts(body, "inputs", options.maxClientBatchSize());
         Boolean normalize = Json.bool(body, "normalize");
-        refuseOtherDimensions(Json.integer(body, "dimensions"));
-        Embeddings pipeline = embedder.variant(Json.bool(body, "truncate"), normalize == null || normalize, Json.string(body, "prompt_name"));
+        Embeddings pipeline = embedder.variant(Json.bool(body, "truncate"), normalize == null || normalize, Json.string(body, "prompt_name"),
+                Json.integer(body, "dimensions"));
         Embedder.Embedded done = embedder.embed(pipeline, texts, side(body), false, client);
         return done.results().stream().map(Result::pooled).toList();
     }
@@ -155,10 +155,10 @@ final class Routes {
         if (format != null && !format.equals("float") && !format.equals("base64")) {
             throw ApiError.validation("`encoding_format` must be \"float\" or \"base64\", was \"" + format + "\"");
         }
-        refuseOtherDimensions(Json.integer(body, "dimensions"));
         Json.string(body, "model");
         Json.string(body, "user");
-        Embedder.Embedded done = embedder.embed(embedder.variant(null, true, null), texts, TruncationSide.RIGHT, false, client);
+        Embeddings pipeline = embedder.variant(null, true, null, Json.integer(body, "dimensions"));
+        Embedder.Embedded done = embedder.embed(pipeline, texts, TruncationSide.RIGHT, false, client);
         ArrayNode data = Json.MAPPER.createArrayNode();
         for (int i = 0; i < done.results().size(); i++) {
             float[] v = done.results().get(i).pooled();
@@ -179,14 +179,6 @@ final class Routes {
         out.put("model", models.id());
         out.putObject("usage").put("prompt_tokens", done.tokens()).put("total_tokens", done.tokens());
         return out;
-    }
-
-    private void refuseOtherDimensions(Integer dimensions) {
-        int dimension = models.embeddings().dimension();
-        if (dimensions != null && dimensions != dimension) {
-            throw ApiError.validation("`dimensions` " + dimensions + " is not this model's: its vectors have " + dimension
-                    + " dimensions, and they are not cut shorter");
-        }
     }
 
     private static TruncationSide side(JsonNode body) {

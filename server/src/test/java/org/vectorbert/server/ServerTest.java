@@ -251,9 +251,22 @@ class ServerTest {
         float[] decoded = new float[768];
         bytes.asFloatBuffer().get(decoded);
         assertArrayEquals(expected.get(0), decoded);
-        HttpResponse<String> wrongSize = post(server, "v1/embeddings", "{\"input\": \"one\", \"dimensions\": 256}");
-        assertEquals(422, wrongSize.statusCode());
-        assertTrue(json(wrongSize).get("error").get("message").asText().contains("768 dimensions"), wrongSize.body());
+        // Matryoshka truncation: the first components, normalised after the cut.
+        JsonNode cut = json(post(server, "v1/embeddings", "{\"input\": \"one\", \"dimensions\": 256}"));
+        float[] short256 = floats(cut.get("data").get(0).get("embedding"));
+        assertArrayEquals(embeddings.with(embeddings.options().withNormalize(true).withDimensions(256)).embed("one"), short256);
+        double norm = 0;
+        for (float x : short256) {
+            norm += x * x;
+        }
+        assertEquals(1.0, norm, 1e-5);
+        JsonNode teiCut = json(post(server, "embed", "{\"inputs\": [\"one\", \"two\"], \"dimensions\": 64, \"normalize\": false}"));
+        assertArrayEquals(java.util.Arrays.copyOf(embeddings.with(embeddings.options().withNormalize(false)).embed("two"), 64),
+                floats(teiCut.get(1)));
+        HttpResponse<String> tooMany = post(server, "v1/embeddings", "{\"input\": \"one\", \"dimensions\": 1000}");
+        assertEquals(422, tooMany.statusCode());
+        assertTrue(json(tooMany).get("error").get("message").asText().contains("768"), tooMany.body());
+        assertError(post(server, "embed", "{\"inputs\": \"one\", \"dimensions\": 0}"), 422, "Validation", "dimensions must be from 1");
     }
 
     @Test
