@@ -25,16 +25,24 @@ final class Arguments {
 
     /** Refuses, naming the argument, a text whose bytes were not valid UTF-8. */
     static void requireValidUtf8(List<String> texts) {
-        if (texts.stream().noneMatch(t -> t.indexOf('\uFFFD') >= 0)) {
-            return;
-        }
-        List<byte[]> raw = rawArguments();
         for (String text : texts) {
-            if (text.indexOf('\uFFFD') >= 0 && raw.stream().anyMatch(bytes -> !validUtf8(bytes) && decodesTo(bytes, text))) {
+            if (badBytes(text)) {
                 throw new UserError("the text \"" + Excerpt.of(text) + "\" given as an argument is not valid UTF-8"
                         + " (as a file's lines must be; U+FFFD marks the bad bytes)");
             }
         }
+    }
+
+    /** Refuses an option's value (--pair, --query, --targets, ...) whose bytes were not valid UTF-8, naming the option. */
+    static void requireValidUtf8(String option, String value) {
+        if (value != null && badBytes(value)) {
+            throw new UserError(option + " \"" + Excerpt.of(value) + "\" is not valid UTF-8 (U+FFFD marks the bad bytes)");
+        }
+    }
+
+    /** Whether {@code text} came from an argument whose bytes were not valid UTF-8 (only a text holding U+FFFD can have). */
+    private static boolean badBytes(String text) {
+        return text.indexOf('\uFFFD') >= 0 && rawArguments().stream().anyMatch(bytes -> !validUtf8(bytes) && decodesTo(bytes, text));
     }
 
     /** The process's command line as it was given, one byte array per word; empty where /proc is not there. */
@@ -66,6 +74,7 @@ final class Arguments {
     }
 
     private static boolean decodesTo(byte[] bytes, String text) {
-        return new String(bytes, StandardCharsets.UTF_8).equals(text);
+        String word = new String(bytes, StandardCharsets.UTF_8);
+        return word.equals(text) || word.startsWith("--") && word.endsWith("=" + text);   // --option=value
     }
 }

@@ -55,6 +55,7 @@ final class ClassifyCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        Arguments.requireValidUtf8("--pair", pair);
         if (topK <= 0) {
             throw new UserError("--top-k must be positive, was " + topK);
         }

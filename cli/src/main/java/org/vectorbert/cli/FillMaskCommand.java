@@ -50,6 +50,7 @@ final class FillMaskCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        Arguments.requireValidUtf8("--targets", targetWords);
         if (topK <= 0) {
             throw new UserError("--top-k must be positive, was " + topK);
         }

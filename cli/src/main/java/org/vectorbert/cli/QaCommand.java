@@ -73,6 +73,8 @@ final class QaCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        Arguments.requireValidUtf8("--question", question);
+        Arguments.requireValidUtf8("--context", context);
         if (file != null && (question != null || context != null)) {
             throw new UserError("give --question and --context, or --file, not both");
         }

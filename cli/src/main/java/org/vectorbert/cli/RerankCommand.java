@@ -51,6 +51,7 @@ final class RerankCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        Arguments.requireValidUtf8("--query", query);
         if (topK != null && topK <= 0) {
             throw new UserError("--top-k must be positive, was " + topK);
         }

@@ -215,6 +215,17 @@ class ReliabilityTest {
         assertTrue(CliProcess.stderr(dir).contains("given as an argument is not valid UTF-8"), CliProcess.stderr(dir));
         Path file = Files.write(dir.resolve("bad.txt"), new byte[] {'a', ' ', (byte) 0xED, (byte) 0xA0, (byte) 0x80, '\n'});
         assertUserError(run("embed", "--model", model.toString(), "--file", file.toString()), "is not valid UTF-8 (at line 1)");
+        // An option's text too (--targets, --pair, --query, --question, --context), as a separate word or after '='.
+        for (String form : List.of("--targets \"$(printf 'n\\355\\240\\200')\"", "--targets=\"$(printf 'n\\355\\240\\200')\"")) {
+            List<String> option = new ArrayList<>(List.of("bash", "-c", "exec \"$@\" " + form + " 'a [MASK]'", "bash"));
+            option.addAll(CliProcess.command());
+            option.addAll(List.of("fill-mask", "--model", model.toString()));
+            Process q = new ProcessBuilder(option).redirectError(dir.resolve("stderr").toFile()).redirectOutput(dir.resolve("stdout").toFile())
+                    .start();
+            assertEquals(2, CliProcess.waitFor(q), form + ": " + CliProcess.stderr(dir));
+            assertTrue(CliProcess.stderr(dir).contains("--targets \"n\uFFFD") && CliProcess.stderr(dir).contains("is not valid UTF-8"),
+                    form + ": " + CliProcess.stderr(dir));
+        }
     }
 
     // ---- Messages ----

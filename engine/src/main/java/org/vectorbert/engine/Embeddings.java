@@ -122,6 +122,15 @@ public final class Embeddings {
         return options.dimensions() != null ? options.dimensions() : model.config().hiddenSize() * options.pooling().size();
     }
 
+    /**
+     * The text the tokenizer is given for {@code text}: the prompt before it, lower-cased when the model's
+     * sentence-transformers settings say {@code do_lower_case}.
+     */
+    public String modelInput(String text) {
+        String input = options.prompt() + text;
+        return lowercase ? input.toLowerCase(Locale.ROOT) : input;
+    }
+
     /** The options in effect, with the model's declarations filled in (the prompt resolved to its text). */
     public EmbeddingOptions options() {
         return options;
@@ -216,7 +225,7 @@ public final class Embeddings {
             throw new EngineException("pairs of texts can only be cut from the right");
         }
         // sentence-transformers puts the prompt first, then lower-cases the whole input when the model says so.
-        List<String> inputs = texts.stream().map(t -> lowercase ? (options.prompt() + t).toLowerCase(Locale.ROOT) : options.prompt() + t)
+        List<String> inputs = texts.stream().map(this::modelInput)
                 .toList();
         List<Encoding> encodings = tokenizer.encodeBatch(inputs, pairs, EncodeOptions.defaults().withPadding(Padding.NONE));
         EncodeOptions cut = EncodeOptions.defaults().withTruncation(Truncation.LONGEST_FIRST).withMaxLength(maxTokens);

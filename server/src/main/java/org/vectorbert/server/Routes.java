@@ -197,13 +197,12 @@ final class Routes {
         List<String> texts = Json.textsOrEmpty(body, "inputs", options.maxClientBatchSize());
         Boolean special = Json.bool(body, "add_special_tokens");
         String promptName = Json.string(body, "prompt_name");
-        String prompt = promptName == null ? models.embeddings().options().prompt()
-                : embedder.variant(null, false, promptName).options().prompt();
+        Embeddings pipeline = promptName == null ? models.embeddings() : embedder.variant(null, false, promptName);
         Tokenizer tokenizer = models.embeddings().tokenizer();
         EncodeOptions encode = EncodeOptions.defaults().withAddSpecialTokens(special == null || special);
         List<List<Map<String, Object>>> out = new ArrayList<>();
         for (String text : texts) {
-            String input = prompt + text;
+            String input = pipeline.modelInput(text);   // the prompt, and lower-cased when the model says do_lower_case
             Encoding e = tokenizer.encode(input, encode);
             int[][] offsets = e.codePointOffsets(input, null);
             List<Map<String, Object>> tokens = new ArrayList<>();

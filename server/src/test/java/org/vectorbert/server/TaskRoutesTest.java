@@ -244,6 +244,24 @@ class TaskRoutesTest {
     }
 
     @Test
+    void tokenizeLowerCasesWhenTheSentenceTransformersSettingsSaySo() throws Exception {
+        Path model = TinyTaskModels.sequenceClassifier(work.resolve("cased"), List.of("A", "B"), "");
+        Files.writeString(model.resolve("tokenizer_config.json"), "{\"do_lower_case\": false}");
+        Files.writeString(model.resolve("sentence_bert_config.json"), "{\"max_seq_length\": 32, \"do_lower_case\": true}");
+        Files.writeString(model.resolve("modules.json"), "[{\"idx\": 0, \"name\": \"0\", \"path\": \"\", "
+                + "\"type\": \"sentence_transformers.models.Transformer\"}]");
+        EmbeddingServer cased = EmbeddingServer.start(ServerOptions.defaults().withPort(0));
+        try {
+            cased.ready(Models.of("cased", Embeddings.load(model.toString())));
+            JsonNode tokens = JSON.readTree(post(cased, "tokenize", "{\"inputs\": \"Paris\"}").body()).get(0);
+            assertEquals("paris", tokens.get(1).get("text").asText(), tokens.toString());
+            assertEquals(Embeddings.load(model.toString()).tokenizer().tokenToId("paris"), tokens.get(1).get("id").asInt());
+        } finally {
+            cased.stop();
+        }
+    }
+
+    @Test
     void badRequestsGetTeisErrors() throws Exception {
         assertError(post(classifying, "rerank", "{\"query\": \"q\", \"texts\": [\"a\"]}"), 424, "Backend", "model is not a re-ranker model");
         assertError(post(reranking, "rerank", "{\"query\": \"q\", \"texts\": []}"), 400, "Empty", "`texts` cannot be empty");
