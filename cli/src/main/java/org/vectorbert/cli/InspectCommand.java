@@ -83,10 +83,7 @@ final class InspectCommand implements Callable<Integer> {
     static List<String> problems(BertCheckpoint c) {
         List<String> problems = new ArrayList<>(c.contradictions());
         try {
-            int tokens = Tokenizer.fromDirectory(c.directory()).vocabSize();
-            if (tokens > c.config().vocabSize()) {
-                problems.add("the tokenizer's vocabulary has " + tokens + " tokens, more than vocab_size " + c.config().vocabSize());
-            }
+            BertModel.tokenizerMismatch(Tokenizer.fromDirectory(c.directory()), c.config()).ifPresent(problems::add);
         } catch (VectorbertException e) {
             problems.add("the tokenizer does not load: " + e.getMessage());
         }

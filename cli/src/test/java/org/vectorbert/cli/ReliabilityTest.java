@@ -155,7 +155,7 @@ class ReliabilityTest {
         assertUserError(run("fill-mask", "--model", dir.toString(), "--targets", "zzqtok4,hello", "hello [MASK]"),
                 "the tokenizer's vocabulary has 30527 tokens but the model's word embeddings have 30522 rows");
         TokenizeCommandTest.Run inspect = run("inspect", "--model", dir.toString());
-        assertTrue(inspect.out().contains("problem:    the tokenizer's vocabulary has 30527 tokens, more than vocab_size 30522"),
+        assertTrue(inspect.out().contains("problem:    the tokenizer's vocabulary has 30527 tokens but the model's word embeddings have 30522 rows (vocab_size)"),
                 inspect.out());
     }
 

@@ -8,6 +8,7 @@ import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
@@ -142,11 +143,21 @@ public final class BertModel {
      * would fail deep in a forward pass, or (as a fill-mask target) index past the scores.
      */
     void requireFits(Tokenizer tokenizer) {
+        tokenizerMismatch(tokenizer, config).ifPresent(why -> {
+            throw new EngineException(why + " (" + directory + "): the tokenizer files do not belong to these weights");
+        });
+    }
+
+    /**
+     * Why {@code tokenizer} does not fit weights with {@code config}'s vocabulary, or empty: its ids must not run past
+     * the word embeddings. The one check behind loading a model and {@code vectorbert inspect}'s problems.
+     */
+    public static Optional<String> tokenizerMismatch(Tokenizer tokenizer, BertConfig config) {
         int tokens = tokenizer.vocabSize();
-        if (tokens > config.vocabSize()) {
-            throw new EngineException("the tokenizer's vocabulary has " + tokens + " tokens but the model's word embeddings have "
-                    + config.vocabSize() + " rows (" + directory + "): the tokenizer files do not belong to these weights");
-        }
+        return tokens > config.vocabSize()
+                ? Optional.of("the tokenizer's vocabulary has " + tokens + " tokens but the model's word embeddings have "
+                        + config.vocabSize() + " rows (vocab_size)")
+                : Optional.empty();
     }
 
     /** Throws, naming what is missing, when the model has no masked-language-model head. */
