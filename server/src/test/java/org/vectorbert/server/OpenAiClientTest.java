@@ -33,6 +33,12 @@ class OpenAiClientTest {
             assertEquals(texts.stream().mapToInt(t -> embeddings.tokenizer().encode(t).length()).sum(), answer.tokenUsage().inputTokenCount());
             assertEquals(768, client.dimension());
 
+            // The client's dimensions parameter: the first 256 components, normalised after the cut.
+            OpenAiEmbeddingModel shorter = OpenAiEmbeddingModel.builder().baseUrl(server.uri() + "v1").apiKey("sk-local")
+                    .modelName("bert-base-uncased").dimensions(256).maxRetries(0).build();
+            assertArrayEquals(embeddings.with(embeddings.options().withNormalize(true).withDimensions(256)).embed(texts.getFirst()),
+                    shorter.embed(texts.getFirst()).content().vector());
+
             OpenAiEmbeddingModel wrongKey = OpenAiEmbeddingModel.builder().baseUrl(server.uri() + "v1").apiKey("sk-other")
                     .modelName("bert-base-uncased").maxRetries(0).build();
             RuntimeException refused = assertThrows(RuntimeException.class, () -> wrongKey.embed("Hello"));
