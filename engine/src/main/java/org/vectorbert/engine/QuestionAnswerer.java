@@ -99,8 +99,9 @@ public final class QuestionAnswerer {
      * One question's answers, best first, with how many windows its context took.
      *
      * @param answers at most {@code top_k}; empty when no span of the context could be scored
+     * @param tokens  the positions of all its windows, special tokens included
      */
-    public record Result(List<Answer> answers, int windows) {}
+    public record Result(List<Answer> answers, int windows, int tokens) {}
 
     /**
      * A window over one question's context: its encoding, the tokens before its context tokens, and which of the
@@ -165,6 +166,7 @@ public final class QuestionAnswerer {
         float[][] logits = logits(windows);
         double[] nullScores = new double[questions.size()];
         int[] windowCounts = new int[questions.size()];
+        int[] tokens = new int[questions.size()];
         Arrays.fill(nullScores, 1_000_000);
         List<List<Answer>> answers = new ArrayList<>();
         for (int q = 0; q < questions.size(); q++) {
@@ -174,6 +176,7 @@ public final class QuestionAnswerer {
             Window window = windows.get(w);
             int q = window.question();
             windowCounts[q]++;
+            tokens[q] += window.encoding().length();
             nullScores[q] = Math.min(nullScores[q], collect(pairs.get(q), window, logits[w], options, answers.get(q)));
         }
         List<Result> results = new ArrayList<>(questions.size());
@@ -183,7 +186,7 @@ public final class QuestionAnswerer {
                 list.add(new Answer(nullScores[q], 0, 0, ""));
             }
             List<Answer> sorted = list.stream().sorted(Comparator.comparingDouble(Answer::score).reversed()).limit(options.topK()).toList();
-            results.add(new Result(sorted, windowCounts[q]));
+            results.add(new Result(sorted, windowCounts[q], tokens[q]));
         }
         return results;
     }
