@@ -28,8 +28,9 @@ from make_fixtures import read_safetensors  # noqa: E402
 def encoder32(config, w, input_ids, attention_mask, token_type_ids):
     """make_family_fixtures.encoder's BERT forward on float32 weights, in float32 (that one computes in float64)."""
     lin = lambda x, name: x @ w[name + '.weight'].T + w[name + '.bias']
-    ln = lambda x, name: torch.nn.functional.layer_norm(x, x.shape[-1:], w[name + '.weight'], w[name + '.bias'],
-                                                        config['layer_norm_eps'])
+    # A constant normalized_shape: the exporter cannot take one read off the input's shape.
+    ln = lambda x, name: torch.nn.functional.layer_norm(x, (config['hidden_size'],), w[name + '.weight'],
+                                                        w[name + '.bias'], config['layer_norm_eps'])
     n, length = input_ids.shape[0], input_ids.shape[1]
     positions = torch.arange(length).unsqueeze(0)
     x = (w['bert.embeddings.word_embeddings.weight'][input_ids]
