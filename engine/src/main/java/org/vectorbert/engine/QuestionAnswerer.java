@@ -179,7 +179,7 @@ public final class QuestionAnswerer {
         double[] nullScores = new double[questions.size()];
         int[] windowCounts = new int[questions.size()];
         int[] tokens = new int[questions.size()];
-        Arrays.fill(nullScores, 1_000_000);
+        Arrays.fill(nullScores, 1_000_000);          // the pipeline's min_null_score starts there
         List<List<Answer>> answers = new ArrayList<>();
         for (int q = 0; q < questions.size(); q++) {
             answers.add(new ArrayList<>());
