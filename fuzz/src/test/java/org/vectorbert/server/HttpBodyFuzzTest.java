@@ -16,19 +16,13 @@ import java.net.http.HttpTimeoutException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.SplittableRandom;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.vectorbert.engine.Embeddings;
-import org.vectorbert.loader.DType;
-import org.vectorbert.loader.SafetensorsWriter;
-import org.vectorbert.loader.Tensor;
+import org.vectorbert.loader.testing.TinyTaskModels;
 
 /**
  * The server's request bodies: any body, to every POST route, over loopback HTTP. The answer is 2xx, or a 4xx with
@@ -54,10 +48,6 @@ class HttpBodyFuzzTest {
     private static final List<String> WORDS = List.of("", "[MASK]", "[CLS]", "[SEP]", "[PAD]", "[UNK]", "left", "right", "none", "simple",
             "first", "average", "max", "float", "base64", "O", "LABEL_0", "LABEL_1", "tiny", "paris is the capital of [MASK] .",
             "who wrote hamlet ?", "shakespeare wrote hamlet . john lives in london .", "the capital of france is paris . ".repeat(12));
-    private static final List<String> VOCABULARY = List.of("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "a", "capital", "of",
-            "france", "is", "paris", "berlin", "germany", "who", "wrote", "hamlet", "shakespeare", ".", "?", "in", "##s", "john", "lives",
-            "london");
-    private static final int HIDDEN = 8;
     private static final Duration TIMEOUT = Duration.ofSeconds(20);
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
@@ -70,7 +60,7 @@ class HttpBodyFuzzTest {
     @BeforeAll
     static void start() throws IOException {
         work = Files.createTempDirectory("fuzz-http");
-        Path model = allHeads(work.resolve("tiny"));
+        Path model = TinyTaskModels.allHeads(work.resolve("tiny"));
         server = EmbeddingServer.start(ServerOptions.defaults().withPort(0));
         server.ready(Models.of("tiny", Embeddings.load(model.toString())));
         http = HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
@@ -173,65 +163,5 @@ class HttpBodyFuzzTest {
             default:
                 return object(data, depth);
         }
-    }
-
-    /**
-     * A BERT with every head the server routes to, random weights (seeded): {@code cls.predictions} (its decoder tied to the
-     * word embeddings), the pooler and a one-label {@code classifier} (read as both a sequence and a token classifier, as config.json names
-     * both), and {@code qa_outputs}.
-     */
-    private static Path allHeads(Path dir) throws IOException {
-        Files.createDirectories(dir);
-        Files.write(dir.resolve("vocab.txt"), VOCABULARY);
-        int v = VOCABULARY.size();
-        Files.writeString(dir.resolve("config.json"), "{\"model_type\": \"bert\", \"architectures\": [\"BertForSequenceClassification\", "
-                + "\"BertForTokenClassification\"], \"hidden_size\": " + HIDDEN + ", \"num_attention_heads\": 2, \"num_hidden_layers\": 1, "
-                + "\"intermediate_size\": 16, \"vocab_size\": " + v + ", \"max_position_embeddings\": 32, "
-                + "\"id2label\": {\"0\": \"LABEL_0\"}, \"label2id\": {\"LABEL_0\": 0}}");
-        Map<String, long[]> tensors = new LinkedHashMap<>();
-        tensors.put("bert.embeddings.word_embeddings.weight", new long[] {v, HIDDEN});
-        tensors.put("bert.embeddings.position_embeddings.weight", new long[] {32, HIDDEN});
-        tensors.put("bert.embeddings.token_type_embeddings.weight", new long[] {2, HIDDEN});
-        tensors.put("bert.embeddings.LayerNorm.weight", new long[] {HIDDEN});
-        tensors.put("bert.embeddings.LayerNorm.bias", new long[] {HIDDEN});
-        String l = "bert.encoder.layer.0.";
-        for (String m : List.of("attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense")) {
-            tensors.put(l + m + ".weight", new long[] {HIDDEN, HIDDEN});
-            tensors.put(l + m + ".bias", new long[] {HIDDEN});
-        }
-        tensors.put(l + "attention.output.LayerNorm.weight", new long[] {HIDDEN});
-        tensors.put(l + "attention.output.LayerNorm.bias", new long[] {HIDDEN});
-        tensors.put(l + "intermediate.dense.weight", new long[] {16, HIDDEN});
-        tensors.put(l + "intermediate.dense.bias", new long[] {16});
-        tensors.put(l + "output.dense.weight", new long[] {HIDDEN, 16});
-        tensors.put(l + "output.dense.bias", new long[] {HIDDEN});
-        tensors.put(l + "output.LayerNorm.weight", new long[] {HIDDEN});
-        tensors.put(l + "output.LayerNorm.bias", new long[] {HIDDEN});
-        tensors.put("bert.pooler.dense.weight", new long[] {HIDDEN, HIDDEN});
-        tensors.put("bert.pooler.dense.bias", new long[] {HIDDEN});
-        tensors.put("classifier.weight", new long[] {1, HIDDEN});
-        tensors.put("classifier.bias", new long[] {1});
-        tensors.put("qa_outputs.weight", new long[] {2, HIDDEN});
-        tensors.put("qa_outputs.bias", new long[] {2});
-        tensors.put("cls.predictions.transform.dense.weight", new long[] {HIDDEN, HIDDEN});
-        tensors.put("cls.predictions.transform.dense.bias", new long[] {HIDDEN});
-        tensors.put("cls.predictions.transform.LayerNorm.weight", new long[] {HIDDEN});
-        tensors.put("cls.predictions.transform.LayerNorm.bias", new long[] {HIDDEN});
-        tensors.put("cls.predictions.bias", new long[] {v});
-        List<SafetensorsWriter.Spec> specs = new ArrayList<>();
-        tensors.forEach((name, shape) -> specs.add(new SafetensorsWriter.Spec(name, DType.F32, shape)));
-        SplittableRandom random = new SplittableRandom(31);
-        try (SafetensorsWriter w = new SafetensorsWriter(dir.resolve("model.safetensors"), specs, Map.of())) {
-            for (SafetensorsWriter.Spec s : specs) {
-                float[] values = new float[(int) Tensor.elementCount(s.shape())];
-                boolean layerNormWeight = s.name().endsWith("LayerNorm.weight");
-                for (int i = 0; i < values.length; i++) {
-                    values[i] = (float) (layerNormWeight ? 1 + 0.1 * random.nextGaussian() : 0.5 * random.nextGaussian());
-                }
-                w.write(values);
-            }
-            w.finish();
-        }
-        return dir;
     }
 }

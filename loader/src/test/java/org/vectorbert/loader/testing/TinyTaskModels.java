@@ -52,6 +52,27 @@ public final class TinyTaskModels {
         return write(dir, "BertForQuestionAnswering", List.of("LABEL_0", "LABEL_1"), head, "");
     }
 
+    /**
+     * A BERT with every head the server routes to: the masked-LM head (its decoder tied to the word embeddings), the
+     * pooler and a one-label {@code classifier} (config.json names both a sequence and a token classifier, so it is read
+     * as either), and {@code qa_outputs}.
+     */
+    public static Path allHeads(Path dir) throws IOException {
+        Map<String, long[]> head = new LinkedHashMap<>();
+        head.put("bert.pooler.dense.weight", new long[] {HIDDEN, HIDDEN});
+        head.put("bert.pooler.dense.bias", new long[] {HIDDEN});
+        head.put("classifier.weight", new long[] {1, HIDDEN});
+        head.put("classifier.bias", new long[] {1});
+        head.put("qa_outputs.weight", new long[] {2, HIDDEN});
+        head.put("qa_outputs.bias", new long[] {2});
+        head.put("cls.predictions.transform.dense.weight", new long[] {HIDDEN, HIDDEN});
+        head.put("cls.predictions.transform.dense.bias", new long[] {HIDDEN});
+        head.put("cls.predictions.transform.LayerNorm.weight", new long[] {HIDDEN});
+        head.put("cls.predictions.transform.LayerNorm.bias", new long[] {HIDDEN});
+        head.put("cls.predictions.bias", new long[] {WORDS.size()});
+        return write(dir, "BertForSequenceClassification\", \"BertForTokenClassification", List.of("LABEL_0"), head, "");
+    }
+
     private static Path write(Path dir, String architecture, List<String> labels, Map<String, long[]> head, String extraConfig)
             throws IOException {
         Files.createDirectories(dir);
