@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
+import java.util.List;
 import java.util.Properties;
 import org.vectorbert.common.VectorbertException;
 import org.vectorbert.engine.TextTooLongException;
@@ -24,9 +25,7 @@ import picocli.CommandLine.Command;
             "  vectorbert attention \"time flies like an arrow\" --output flies.html   (bertviz's views, offline)",
             "  vectorbert help embed",
             "", "Exit codes: 0 success, 2 bad usage or bad input, 1 internal error.",
-            "Models live in $VECTORBERT_HOME (default ~/.cache/vectorbert) and the Hugging Face cache."},
-        subcommands = {FillMaskCommand.class, EmbedCommand.class, ClassifyCommand.class, RerankCommand.class, NerCommand.class, QaCommand.class, AttentionCommand.class, ServeCommand.class, TokenizeCommand.class, ConvertCommand.class, InspectCommand.class,
-            CommandLine.HelpCommand.class})
+            "Models live in $VECTORBERT_HOME (default ~/.cache/vectorbert) and the Hugging Face cache."})
 public final class Main implements java.util.concurrent.Callable<Integer> {
     @picocli.CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -48,11 +47,56 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
 
     /** Runs the command line and returns the exit code (for tests and embedding). */
     public static int run(String... args) {
-        return commandLine().execute(args);
+        return commandLine(args.length > 0 ? args[0] : null).execute(args);
     }
 
+    /** The subcommands, in the order the usage lists them (each class's {@code @Command} name; ModelCommandsTest checks). */
+    static final List<String> COMMANDS = List.of("fill-mask", "embed", "classify", "rerank", "ner", "qa", "attention", "serve",
+            "tokenize", "convert", "inspect");
+
+    /** A new instance of the subcommand {@code name}, one of {@link #COMMANDS}. */
+    static Object command(String name) {
+        return switch (name) {
+            case "fill-mask" -> new FillMaskCommand();
+            case "embed" -> new EmbedCommand();
+            case "classify" -> new ClassifyCommand();
+            case "rerank" -> new RerankCommand();
+            case "ner" -> new NerCommand();
+            case "qa" -> new QaCommand();
+            case "attention" -> new AttentionCommand();
+            case "serve" -> new ServeCommand();
+            case "tokenize" -> new TokenizeCommand();
+            case "convert" -> new ConvertCommand();
+            case "inspect" -> new InspectCommand();
+            default -> throw new IllegalArgumentException("no command " + name);
+        };
+    }
+
+    /** The whole command tree: every subcommand and {@code help}. */
     static CommandLine commandLine() {
+        return commandLine(null);
+    }
+
+    /**
+     * The command tree for a command line whose first argument is {@code first}: when that names a subcommand, the tree
+     * holds that one alone; otherwise (no argument, an option, {@code help}, a mistyped name) every subcommand and
+     * {@code help}, for the usage and picocli's suggestions. Why: picocli reads every registered command's annotations,
+     * fields and methods by reflection when it builds the tree, before parsing anything. With all eleven, that took
+     * 250-300 ms of a one-shot {@code fill-mask}'s main thread (a wall-clock profile on the 2-core AMD EPYC, AVX2),
+     * the start-up cache notwithstanding: it keeps classes, not the work done with them. The one command's usage,
+     * errors and qualified name ({@code vectorbert fill-mask}) are the same either way.
+     */
+    static CommandLine commandLine(String first) {
         CommandLine cli = new CommandLine(new Main());
+        if (first != null && COMMANDS.contains(first)) {
+            cli.addSubcommand(first, command(first));
+        } else {
+            for (String name : COMMANDS) {
+                cli.addSubcommand(name, command(name));
+            }
+            cli.addSubcommand("help", new CommandLine.HelpCommand());
+        }
+        // Set after the subcommands are added: picocli passes these settings down to the commands it holds at the time.
         cli.setUsageHelpWidth(110);
         // Results are UTF-8 whatever the locale says, so piping to a file never mangles tokens.
         cli.setOut(new PrintWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8)));

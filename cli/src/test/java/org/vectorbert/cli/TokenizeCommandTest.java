@@ -52,8 +52,9 @@ class TokenizeCommandTest {
         }
     }
 
+    /** As {@link Main#run} builds it: the tree for the first argument. */
     static Run run(String... args) {
-        CommandLine cli = Main.commandLine();
+        CommandLine cli = Main.commandLine(args.length > 0 ? args[0] : null);
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         cli.setOut(new PrintWriter(out));
