@@ -27,6 +27,9 @@ class KernelCompilationTest {
     @TempDir
     Path dir;
 
+    /** A float32 tile of either width: f32R4V4 on AVX-512 (four-vector panels), f32R6V2 on AVX2 (two-vector ones). */
+    private static final Pattern A_TILE = Pattern.compile("org\\.vectorbert\\.engine\\.PanelTiles::f32R\\dV\\d ");
+
     @Test
     void theDirectiveNamesEveryClassWithVectorCode() throws IOException {
         Set<String> withVectors = new TreeSet<>();
@@ -59,7 +62,7 @@ class KernelCompilationTest {
             }
         }
         assertEquals(Set.of(), kernelTiers, "no kernel in C1's tiers");
-        assertTrue(run.out().contains("org.vectorbert.engine.PanelTiles::f32R4V4"), "the matrix tile reached C2");
+        assertTrue(A_TILE.matcher(run.out()).find(), "a matrix tile reached C2");
         assertFalse(c1Elsewhere.isEmpty(), "the rest of the engine still gets C1");
         assertFalse(run.err().contains("could not keep"), run.err());
     }
@@ -78,7 +81,7 @@ class KernelCompilationTest {
             }
         }
         assertEquals(Set.of(), kernelTiers, "no kernel in C1's tiers");
-        assertTrue(run.out().contains("org.vectorbert.engine.PanelTiles::f32R4V4"), "the matrix tile reached C2");
+        assertTrue(A_TILE.matcher(run.out()).find(), "a matrix tile reached C2");
     }
 
     @Test
