@@ -157,7 +157,9 @@ final class EmbedCommand implements Callable<Integer> {
                 for (int i = 0; i < results.size(); i++) {
                     Embeddings.Result result = results.get(i);
                     tokens += result.ids().length;
-                    progress.computed(result.ids().length, result.batchLength(), result.truncated());
+                    if (result.truncated()) {
+                        progress.cut();
+                    }
                     if (npy != null) {
                         npy.add(tokenVectors ? result.tokenVectors() : result.pooled(), tokenVectors ? result.ids().length : 1);
                     } else {

@@ -24,7 +24,6 @@ final class RunProgress {
     private long lastDrawNanos;
     private long texts;
     private long tokens;
-    private long positions;
     private long truncated;
     private int cutAt;
     private long empty;
@@ -62,15 +61,7 @@ final class RunProgress {
         cutAt = tokens;
     }
 
-    /** One text's tokens computed in a pass padded to {@code batchLength}; whether it was cut to fit. */
-    void computed(int length, int batchLength, boolean cut) {
-        positions += batchLength;
-        if (cut) {
-            truncated++;
-        }
-    }
-
-    /** One text cut to fit (for commands that do not count positions). */
+    /** One text cut to fit. */
     void cut() {
         truncated++;
     }
@@ -129,9 +120,6 @@ final class RunProgress {
             drawn = false;
         }
         StringBuilder extra = new StringBuilder();
-        if (positions > 0) {
-            extra.append(String.format("; %.1f%% of the positions computed were padding", 100.0 * (positions - tokens) / positions));
-        }
         if (truncated > 0) {
             extra.append("; ").append(truncated).append(truncated == 1 ? " text was" : " texts were").append(" cut to ")
                     .append(cutAt).append(" tokens");

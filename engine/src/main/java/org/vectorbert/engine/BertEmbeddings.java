@@ -44,32 +44,33 @@ record BertEmbeddings(PackedMatrix words, String wordsName, float[] positions, f
     }
 
     /**
-     * word[id] + position[i] + type[t] for every position of the batch, then LayerNorm, into x:
-     * [rows, hidden]. With a projection the embeddings are made in {@code scratch} ([rows, width] or more) first.
+     * word[id] + position[i] + type[t] for every position of the batch, then LayerNorm, into x: [layout.rows(), hidden],
+     * each sequence at its rows of the layout. With a projection the embeddings are made in {@code scratch} ([rows,
+     * width] or more) first.
      */
-    void forward(Batch batch, float[] x, float[] scratch) {
-        float[] e = projection.isEmpty() ? x : scratch.length >= batch.rows() * width ? scratch : new float[batch.rows() * width];
-        int seq = batch.length();
+    void forward(Batch batch, RowLayout layout, float[] x, float[] scratch) {
+        int rows = layout.rows();
+        float[] e = projection.isEmpty() ? x : scratch.length >= rows * width ? scratch : new float[rows * width];
         float[] row = new float[width];
-        int position = 0;
-        for (int r = 0; r < batch.rows(); r++) {
-            int off = r * width;
-            int id = batch.ids()[r];
-            words.copyRow(id, e, off);
-            if (r % seq == 0) {
-                position = skipPadding ? padId : -1;
-            }
-            // RoBERTa's rule also gives padding (after a text) the position pad_token_id, as transformers does.
-            int p = skipPadding ? (id == padId ? padId : ++position) : r % seq;
-            System.arraycopy(positions, p * width, row, 0, width);
-            RowKernels.addInPlace(e, off, row, width);
-            if (tokenTypes != null) {
-                System.arraycopy(tokenTypes, batch.typeIds()[r] * width, row, 0, width);
+        for (int b = 0; b < batch.size(); b++) {
+            int position = skipPadding ? padId : -1;
+            for (int i = 0; i < layout.lengths()[b]; i++) {
+                int off = (layout.starts()[b] + i) * width;
+                int at = b * batch.length() + i;
+                int id = batch.ids()[at];
+                words.copyRow(id, e, off);
+                // RoBERTa's rule also gives padding (after a text) the position pad_token_id, as transformers does.
+                int p = skipPadding ? (id == padId ? padId : ++position) : i;
+                System.arraycopy(positions, p * width, row, 0, width);
                 RowKernels.addInPlace(e, off, row, width);
+                if (tokenTypes != null) {
+                    System.arraycopy(tokenTypes, batch.typeIds()[at] * width, row, 0, width);
+                    RowKernels.addInPlace(e, off, row, width);
+                }
             }
         }
-        layerNorm.apply(e, batch.rows(), e);
-        projection.ifPresent(p -> p.apply(e, batch.rows(), x));
+        layerNorm.apply(e, rows, e);
+        projection.ifPresent(p -> p.apply(e, rows, x));
     }
 
     long bytes() {

@@ -26,11 +26,11 @@ record BertEncoder(List<BertLayer> layers, LayerNorm finalLayerNorm) {
     record Kept(List<float[]> hiddenStates, List<float[]> attentions, List<float[]> queries, List<float[]> keys) {}
 
     /**
-     * Runs every layer over x ([rows, hidden], the embeddings' output) in place. When asked, keeps each
-     * layer's output, attention probabilities, queries and keys.
+     * Runs every layer over x ([layout.rows(), hidden], the embeddings' output) in place. When asked, keeps each
+     * layer's output, attention probabilities, queries and keys (in the padded layout: BertModel packs no pass that asks).
      */
-    void forward(float[] x, Batch batch, Workspace ws, BertModel.Request request, Kept kept) {
-        int positions = batch.rows() * ws.hidden;
+    void forward(float[] x, Batch batch, RowLayout layout, Workspace ws, BertModel.Request request, Kept kept) {
+        int positions = layout.rows() * ws.hidden;
         for (BertLayer layer : layers) {
             float[] probabilities = null;
             if (request.attentions()) {
@@ -38,7 +38,7 @@ record BertEncoder(List<BertLayer> layers, LayerNorm finalLayerNorm) {
                 probabilities = new float[batch.size() * heads * batch.length() * batch.length()];
                 kept.attentions().add(probabilities);
             }
-            layer.forward(x, batch, ws, probabilities);
+            layer.forward(x, layout, ws, probabilities);
             if (request.queriesAndKeys()) {     // the rest of the layer leaves ws.q and ws.k alone
                 kept.queries().add(Arrays.copyOf(ws.q, positions));
                 kept.keys().add(Arrays.copyOf(ws.k, positions));
@@ -48,7 +48,7 @@ record BertEncoder(List<BertLayer> layers, LayerNorm finalLayerNorm) {
             }
         }
         if (finalLayerNorm != null) {
-            finalLayerNorm.apply(x, batch.rows(), x);
+            finalLayerNorm.apply(x, layout.rows(), x);
             if (request.allHiddenStates()) {
                 kept.hiddenStates().set(kept.hiddenStates().size() - 1, Arrays.copyOf(x, positions));
             }

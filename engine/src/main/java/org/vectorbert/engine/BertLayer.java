@@ -41,19 +41,19 @@ record BertLayer(BertSelfAttention attention, DenseAndNorm attentionOutput, Pack
                 DenseAndNorm.load(scope.child("output"), c.intermediateSize(), c), c.preLayerNorm(), c.hiddenSize());
     }
 
-    /** Runs the layer over x ([rows, hidden]) in place; attention probabilities go to {@code probabilities} when not null. */
-    void forward(float[] x, Batch batch, Workspace ws, float[] probabilities) {
+    /** Runs the layer over x ([layout.rows(), hidden]) in place; attention probabilities go to {@code probabilities} when not null. */
+    void forward(float[] x, RowLayout layout, Workspace ws, float[] probabilities) {
         if (preLayerNorm) {
-            forwardPreLn(x, batch, ws, probabilities);
+            forwardPreLn(x, layout, ws, probabilities);
         } else {
-            forwardPostLn(x, batch, ws, probabilities);
+            forwardPostLn(x, layout, ws, probabilities);
         }
     }
 
     /** BERT: x = LN(x + attention(x)); x = LN(x + W2·act(W1·x)), with attention.output's and output's LayerNorms. */
-    private void forwardPostLn(float[] x, Batch batch, Workspace ws, float[] probabilities) {
-        int rows = batch.rows();
-        attention.forward(x, batch, ws, probabilities);        // context of every head -> ws.ctx
+    private void forwardPostLn(float[] x, RowLayout layout, Workspace ws, float[] probabilities) {
+        int rows = layout.rows();
+        attention.forward(x, layout, ws, probabilities);        // context of every head -> ws.ctx
         attentionOutput.dense().apply(ws.ctx, rows, ws.t);
         RowKernels.addInPlace(ws.t, 0, x, rows * hidden);      // the residual
         attentionOutput.layerNorm().apply(ws.t, rows, x);
@@ -66,10 +66,10 @@ record BertLayer(BertSelfAttention attention, DenseAndNorm attentionOutput, Pack
      * Pre-LN: x = x + attention(LN1(x)); x = x + W2·act(W1·LN2(x)). The checkpoint keeps BERT's names, so
      * LN1 is attention.output.LayerNorm and LN2 is output.LayerNorm, each now in front of its sub-layer.
      */
-    private void forwardPreLn(float[] x, Batch batch, Workspace ws, float[] probabilities) {
-        int rows = batch.rows();
+    private void forwardPreLn(float[] x, RowLayout layout, Workspace ws, float[] probabilities) {
+        int rows = layout.rows();
         attentionOutput.layerNorm().apply(x, rows, ws.t);
-        attention.forward(ws.t, batch, ws, probabilities);
+        attention.forward(ws.t, layout, ws, probabilities);
         attentionOutput.dense().apply(ws.ctx, rows, ws.t);
         RowKernels.addInPlace(x, 0, ws.t, rows * hidden);
         output.layerNorm().apply(x, rows, ws.t);

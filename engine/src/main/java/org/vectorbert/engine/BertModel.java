@@ -250,9 +250,13 @@ public final class BertModel {
         }
     }
 
-    /** Runs the encoder, and the heads asked for, over a batch. */
+    /**
+     * Runs the encoder, and the heads asked for, over a batch. Padded positions hold what transformers computes there
+     * (their queries attend to the real keys).
+     */
     public Output forward(Batch batch, Request request) {
-        return forward(batch, request, out -> new Output(batch, Arrays.copyOf(out.lastHiddenState(), batch.rows() * config.hiddenSize()),
+        return forward(batch, request, RowLayout.padded(batch), out -> new Output(batch,
+                Arrays.copyOf(out.lastHiddenState(), batch.rows() * config.hiddenSize()),
                 out.hiddenStates(), out.attentions(), out.queries(), out.keys(), out.heads()));
     }
 
@@ -261,10 +265,19 @@ public final class BertModel {
      * the pass's own buffer: valid only inside {@code reader}, and possibly longer than the batch needs.
      * The pipelines read what they need from it, so a steady stream of batches allocates no hidden
      * state: a new 6 to 13 MB array per batch went straight to the old generation and grew the heap.
+     *
+     * <p>For the pipelines, which read real positions only: the pass computes no padding ({@link RowLayout#packed}),
+     * and the padded rows of the last hidden state are zeros; a request for all hidden states, attentions or queries
+     * and keys gets the padded layout, as {@link #forward(Batch, Request)} does.
      */
     <T> T forward(Batch batch, Request request, Function<Output, T> reader) {
+        boolean perLayer = request.allHiddenStates() || request.attentions() || request.queriesAndKeys();
+        return forward(batch, request, perLayer ? RowLayout.padded(batch) : RowLayout.packed(batch), reader);
+    }
+
+    private <T> T forward(Batch batch, Request request, RowLayout layout, Function<Output, T> reader) {
         check(batch, request);
-        boolean plain = PlainKernels.begin(batch.rows());
+        boolean plain = PlainKernels.begin(layout.rows());
         if (!plain) {
             KernelCompilation.ensure();    // the vector kernels run: their directive must be in place (once per JVM)
         }
@@ -274,8 +287,8 @@ public final class BertModel {
         }
         try {
             float[] x = ws.x;
-            embeddings.forward(batch, x, ws.t);
-            ws.maskPadding(batch);
+            embeddings.forward(batch, layout, x, ws.t);
+            ws.maskPadding(batch, layout);
             List<float[]> hiddenStates = new ArrayList<>();
             List<float[]> attentions = new ArrayList<>();
             List<float[]> queries = new ArrayList<>();
@@ -283,12 +296,15 @@ public final class BertModel {
             if (request.allHiddenStates()) {
                 hiddenStates.add(Arrays.copyOf(x, batch.rows() * config.hiddenSize()));
             }
-            encoder.forward(x, batch, ws, request, new BertEncoder.Kept(hiddenStates, attentions, queries, keys));
+            encoder.forward(x, batch, layout, ws, request, new BertEncoder.Kept(hiddenStates, attentions, queries, keys));
+            if (!layout.isPadded(batch)) {
+                layout.unpack(x, batch, config.hiddenSize());
+            }
             Map<HeadKind, float[]> headOutputs = new EnumMap<>(HeadKind.class);
             request.heads().forEach((kind, rows) -> headOutputs.put(kind, heads.get(kind).forward(x, rows == null ? firstRows(batch) : rows)));
             T result = reader.apply(new Output(batch, x, List.copyOf(hiddenStates), List.copyOf(attentions), List.copyOf(queries),
                     List.copyOf(keys), Collections.unmodifiableMap(headOutputs)));
-            slowPathCheck.passDone(firstLayer(), config.headSize(), batch.rows(), batch.length());
+            slowPathCheck.passDone(firstLayer(), config.headSize(), layout.rows(), layout.longest());
             return result;
         } finally {
             if (plain) {

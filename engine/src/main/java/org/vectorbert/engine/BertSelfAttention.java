@@ -21,27 +21,29 @@ record BertSelfAttention(PackedMatrix query, PackedMatrix key, PackedMatrix valu
     }
 
     /**
-     * Attention over {@code in} ([rows, hidden]); the context goes to ws.ctx. With {@code probabilities}
-     * ([size, heads, length, length]) the attention probabilities are kept there; without, each thread
-     * computes its heads' in scratch of its own.
+     * Attention over {@code in} ([layout.rows(), hidden]), each sequence over its own rows; the context goes to ws.ctx.
+     * With {@code probabilities} ([size, heads, length, length], padded layout only) the attention probabilities are
+     * kept there; without, each thread computes its heads' in scratch of its own.
      */
-    void forward(float[] in, Batch batch, Workspace ws, float[] probabilities) {
-        int rows = batch.rows();
+    void forward(float[] in, RowLayout layout, Workspace ws, float[] probabilities) {
+        int rows = layout.rows();
         int hidden = heads * headSize;
         query.apply(in, rows, ws.q);
         key.apply(in, rows, ws.k);
         value.apply(in, rows, ws.v);
-        int seq = batch.length();
-        int square = seq * seq;
-        int keys = AttentionKernel.scratch(seq, headSize);
-        Parallel.forRange(batch.size() * heads, 1, (from, to) -> {
+        int longest = layout.longest();
+        int square = longest * longest;
+        int keys = AttentionKernel.scratch(longest, headSize);
+        Parallel.forRange(layout.starts().length * heads, 1, (from, to) -> {
             float[] scratch = AttentionKernel.scratch(square + keys);
             for (int task = from; task < to; task++) {
                 int b = task / heads;
                 int h = task % heads;
+                int seq = layout.lengths()[b];
+                int row0 = layout.starts()[b];
                 float[] scores = probabilities != null ? probabilities : scratch;
                 int scoresOff = probabilities != null ? task * square : 0;
-                AttentionKernel.head(ws.q, ws.k, ws.v, hidden, b * seq, seq, h * headSize, headSize, ws.mask, b * seq,
+                AttentionKernel.head(ws.q, ws.k, ws.v, hidden, row0, seq, h * headSize, headSize, ws.mask, row0,
                         scores, scoresOff, ws.ctx, scratch, square);
             }
         });

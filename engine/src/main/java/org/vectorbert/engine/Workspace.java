@@ -45,12 +45,12 @@ final class Workspace {
         return batch.rows() <= rows;
     }
 
-    /** Sets the attention mask for {@code batch}: keys past each sequence's length are masked out. */
-    void maskPadding(Batch batch) {
-        int seq = batch.length();
-        Arrays.fill(mask, 0, batch.rows(), 0f);
+    /** Sets the attention mask for {@code batch} in {@code layout}: keys past each sequence's real length are masked out. */
+    void maskPadding(Batch batch, RowLayout layout) {
+        Arrays.fill(mask, 0, layout.rows(), 0f);
         for (int b = 0; b < batch.size(); b++) {
-            Arrays.fill(mask, b * seq + batch.lengths()[b], (b + 1) * seq, -Float.MAX_VALUE);
+            int start = layout.starts()[b];
+            Arrays.fill(mask, start + batch.lengths()[b], start + layout.lengths()[b], -Float.MAX_VALUE);
         }
     }
 }
