@@ -126,6 +126,7 @@ final class HttpFront extends Handler.Abstract {
         String name = route == null ? "unknown" : route.name();
         metrics.request(name);
         boolean counted = false;
+        boolean bodyRead = false;
         try {
             if (route == null) {
                 throw new ApiError(404, "NotFound", "no route " + path + " (the routes are described at /openapi.json and /docs)");
@@ -148,7 +149,9 @@ final class HttpFront extends Handler.Abstract {
                             + " requests at once");
                 }
             }
-            JsonNode body = route.readBody() ? Json.body(readBody(request)) : query(request);
+            byte[] bytes = route.readBody() ? readBody(request) : null;
+            bodyRead = true;
+            JsonNode body = bytes != null ? Json.body(bytes) : query(request);
             // A request waiting for its batch sends nothing, which is not idleness: without this, the connection's idle
             // timeout (and on stop, Jetty's one-second shutdown idle timeout) failed requests still in the queue.
             request.addIdleTimeoutListener(timeout -> false);
@@ -164,6 +167,11 @@ final class HttpFront extends Handler.Abstract {
             }
             metrics.answered(name, 200, null, start);
         } catch (ApiError e) {
+            if (!bodyRead && (request.getLength() > 0 || request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING))) {
+                // Refused before its body was read (401, 413, 429, 503, no such route...): Jetty closes the connection after
+                // the answer when the rest of the body has not arrived, so say so, or a client may send its next request on it.
+                response.getHeaders().put(HttpHeader.CONNECTION, "close");
+            }
             write(response, callback, e.status, "application/json", errorBody(path, e));
             metrics.answered(name, e.status, e.type, start);
         } catch (Embedder.ClientGone e) {
