@@ -316,7 +316,9 @@ class OpenApiTest {
      */
     private static void check(String operation, HttpResponse<String> r, Map<String, Set<Integer>> answered) {
         String status = String.valueOf(r.statusCode());
-        ApiResponse documented = operations().get(operation).getResponses().get(status);
+        Operation op = operations().get(operation);
+        assertNotNull(op, operation + " is not in the document");
+        ApiResponse documented = op.getResponses().get(status);
         assertNotNull(documented, operation + " answered " + status + ", which the document does not list: " + shorten(r.body()));
         answered.computeIfAbsent(operation, k -> new TreeSet<>()).add(r.statusCode());
         if (r.body().isEmpty()) {
