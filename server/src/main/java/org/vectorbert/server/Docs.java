@@ -7,9 +7,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.Properties;
 
 /**
- * /openapi.json (a description of every route, kept beside this class and checked against the
- * route table by the tests) and /docs, Swagger UI over it, served from the swagger-ui webjar so the
- * page needs no network.
+ * /openapi.json (a description of every route, kept beside this class; OpenApiTest holds it to the
+ * OpenAPI parser, the route table and the server's real answers) and /docs, Swagger UI over it,
+ * served from the swagger-ui webjar so the page needs no network.
  */
 final class Docs {
     private static final String WEBJAR = "META-INF/resources/webjars/swagger-ui/";

@@ -34,11 +34,18 @@ final class HttpFront extends Handler.Abstract {
     /** A body written as it is. */
     record Raw(String contentType, byte[] bytes) {}
 
-    /**
-     * @param model    whether it needs the model (answered 503 until it is loaded) and counts toward the concurrency limit
-     * @param readBody whether the request has a JSON body
-     */
-    private record Route(String method, String name, boolean model, boolean readBody, Endpoint endpoint) {}
+    /** What a route waits for before it answers. */
+    private enum Gate {
+        /** Nothing: it answers from the start, whatever else is running. */
+        NONE,
+        /** The model: 503 until it is loaded (and while stopping), but it does no model work (TEI's /info). */
+        LOADED,
+        /** The model, and a place among --max-concurrent-requests (429 without one): it runs the model or its tokenizer. */
+        LIMITED
+    }
+
+    /** @param readBody whether the request has a JSON body */
+    private record Route(String method, String name, Gate gate, boolean readBody, Endpoint endpoint) {}
 
     private static final Set<String> PUBLIC = Set.of("/health");
 
@@ -54,28 +61,28 @@ final class HttpFront extends Handler.Abstract {
         this.options = options;
         this.metrics = metrics;
         this.expectedAuthorization = options.apiKey() == null ? null : ("Bearer " + options.apiKey()).getBytes(StandardCharsets.UTF_8);
-        route("POST", "/embed", "embed", true, true, (b, gone) -> api.embed(b, gone));
-        route("POST", "/embed_all", "embed_all", true, true, (b, gone) -> api.embedAll(b, gone));
-        route("POST", "/embed_sparse", "embed_sparse", true, true, (b, gone) -> api.embedSparse(b));
-        route("POST", "/similarity", "similarity", true, true, (b, gone) -> api.similarity(b, gone));
-        route("POST", "/v1/embeddings", "openai_embeddings", true, true, (b, gone) -> api.openAiEmbeddings(b, gone));
-        route("POST", "/fill-mask", "fill_mask", true, true, (b, gone) -> api.fillMask(b));
-        route("POST", "/rerank", "rerank", true, true, (b, gone) -> api.rerank(b, gone));
-        route("POST", "/predict", "predict", true, true, (b, gone) -> api.predict(b, gone));
-        route("POST", "/token-classification", "token_classification", true, true, (b, gone) -> api.tokenClassification(b));
-        route("POST", "/question-answering", "question_answering", true, true, (b, gone) -> api.questionAnswering(b));
-        route("POST", "/tokenize", "tokenize", true, true, (b, gone) -> api.tokenize(b));
-        route("POST", "/decode", "decode", true, true, (b, gone) -> api.decode(b));
-        route("GET", "/info", "info", true, false, (b, gone) -> api.info());
-        route("GET", "/attention", "attention", true, false, (query, gone) -> new Raw("text/html; charset=utf-8", api.attention(query)));
-        route("GET", "/health", "health", false, false, (b, gone) -> health());
-        route("GET", "/metrics", "metrics", false, false, (b, gone) -> new Raw(ServerMetrics.contentType(), metrics.scrape()));
-        route("GET", "/openapi.json", "openapi", false, false, (b, gone) -> new Raw("application/json", Docs.openApi()));
-        route("GET", "/docs", "docs", false, false, (b, gone) -> new Raw("text/html; charset=utf-8", Docs.page()));
+        route("POST", "/embed", "embed", Gate.LIMITED, true, (b, gone) -> api.embed(b, gone));
+        route("POST", "/embed_all", "embed_all", Gate.LIMITED, true, (b, gone) -> api.embedAll(b, gone));
+        route("POST", "/embed_sparse", "embed_sparse", Gate.LIMITED, true, (b, gone) -> api.embedSparse(b));
+        route("POST", "/similarity", "similarity", Gate.LIMITED, true, (b, gone) -> api.similarity(b, gone));
+        route("POST", "/v1/embeddings", "openai_embeddings", Gate.LIMITED, true, (b, gone) -> api.openAiEmbeddings(b, gone));
+        route("POST", "/fill-mask", "fill_mask", Gate.LIMITED, true, (b, gone) -> api.fillMask(b));
+        route("POST", "/rerank", "rerank", Gate.LIMITED, true, (b, gone) -> api.rerank(b, gone));
+        route("POST", "/predict", "predict", Gate.LIMITED, true, (b, gone) -> api.predict(b, gone));
+        route("POST", "/token-classification", "token_classification", Gate.LIMITED, true, (b, gone) -> api.tokenClassification(b));
+        route("POST", "/question-answering", "question_answering", Gate.LIMITED, true, (b, gone) -> api.questionAnswering(b));
+        route("POST", "/tokenize", "tokenize", Gate.LIMITED, true, (b, gone) -> api.tokenize(b));
+        route("POST", "/decode", "decode", Gate.LIMITED, true, (b, gone) -> api.decode(b));
+        route("GET", "/info", "info", Gate.LOADED, false, (b, gone) -> api.info());
+        route("GET", "/attention", "attention", Gate.LIMITED, false, (query, gone) -> new Raw("text/html; charset=utf-8", api.attention(query)));
+        route("GET", "/health", "health", Gate.NONE, false, (b, gone) -> health());
+        route("GET", "/metrics", "metrics", Gate.NONE, false, (b, gone) -> new Raw(ServerMetrics.contentType(), metrics.scrape()));
+        route("GET", "/openapi.json", "openapi", Gate.NONE, false, (b, gone) -> new Raw("application/json", Docs.openApi()));
+        route("GET", "/docs", "docs", Gate.NONE, false, (b, gone) -> new Raw("text/html; charset=utf-8", Docs.page()));
     }
 
-    private void route(String method, String path, String name, boolean model, boolean readBody, Endpoint endpoint) {
-        routes.put(path, new Route(method, name, model, readBody, endpoint));
+    private void route(String method, String path, String name, Gate gate, boolean readBody, Endpoint endpoint) {
+        routes.put(path, new Route(method, name, gate, readBody, endpoint));
     }
 
     /** The paths served, with their methods: what /openapi.json must describe. */
@@ -119,6 +126,7 @@ final class HttpFront extends Handler.Abstract {
         String name = route == null ? "unknown" : route.name();
         metrics.request(name);
         boolean counted = false;
+        boolean bodyRead = false;
         try {
             if (route == null) {
                 throw new ApiError(404, "NotFound", "no route " + path + " (the routes are described at /openapi.json and /docs)");
@@ -131,17 +139,19 @@ final class HttpFront extends Handler.Abstract {
                 response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, "Bearer");
                 throw new ApiError(401, "Unauthorized", "this server needs an API key: send the header 'Authorization: Bearer KEY'");
             }
-            if (route.model()) {
-                if (!isReady()) {
-                    throw new ApiError(503, "Unhealthy", stopping ? "the server is shutting down" : "the model is still loading");
-                }
+            if (route.gate() != Gate.NONE && !isReady()) {
+                throw new ApiError(503, "Unhealthy", stopping ? "the server is shutting down" : "the model is still loading");
+            }
+            if (route.gate() == Gate.LIMITED) {
                 counted = true;
                 if (inFlight.incrementAndGet() > options.maxConcurrentRequests()) {
                     throw new ApiError(429, "Overloaded", "Model is overloaded: more than " + options.maxConcurrentRequests()
                             + " requests at once");
                 }
             }
-            JsonNode body = route.readBody() ? Json.body(readBody(request)) : query(request);
+            byte[] bytes = route.readBody() ? readBody(request) : null;
+            bodyRead = true;
+            JsonNode body = bytes != null ? Json.body(bytes) : query(request);
             // A request waiting for its batch sends nothing, which is not idleness: without this, the connection's idle
             // timeout (and on stop, Jetty's one-second shutdown idle timeout) failed requests still in the queue.
             request.addIdleTimeoutListener(timeout -> false);
@@ -157,6 +167,11 @@ final class HttpFront extends Handler.Abstract {
             }
             metrics.answered(name, 200, null, start);
         } catch (ApiError e) {
+            if (!bodyRead && (request.getLength() > 0 || request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING))) {
+                // Refused before its body was read (401, 413, 429, 503, no such route...): Jetty closes the connection after
+                // the answer when the rest of the body has not arrived, so say so, or a client may send its next request on it.
+                response.getHeaders().put(HttpHeader.CONNECTION, "close");
+            }
             write(response, callback, e.status, "application/json", errorBody(path, e));
             metrics.answered(name, e.status, e.type, start);
         } catch (Embedder.ClientGone e) {

@@ -443,7 +443,7 @@ final class Routes {
         if (batch) {
             Json.requireBatchSize(inputs.size(), options.maxClientBatchSize());
             if (inputs.isEmpty()) {
-                throw ApiError.validation("`inputs` is an empty list");
+                throw ApiError.empty("`inputs` cannot be empty");   // TEI's Empty, as every other route answers an empty list
             }
             for (int i = 0; i < inputs.size(); i++) {
                 questions.add(question(inputs.get(i), "inputs[" + i + "]"));

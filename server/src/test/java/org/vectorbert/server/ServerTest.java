@@ -384,13 +384,9 @@ class ServerTest {
         assertError(get(server, "attention?text=" + q.apply("word ".repeat(600))), 422, "Validation", "longer than the model's 512");
     }
 
+    /** /docs is Swagger UI over /openapi.json, its files served from the webjar; OpenApiTest holds the document itself. */
     @Test
-    void theOpenApiDescriptionCoversEveryRouteAndDocsServeSwaggerUi() throws Exception {
-        JsonNode spec = json(get(server, "openapi.json"));
-        HttpFront front = new HttpFront(ServerOptions.defaults(), new ServerMetrics());
-        front.paths().forEach((path, method) -> assertTrue(spec.get("paths").has(path) && spec.get("paths").get(path)
-                .has(method.toLowerCase(java.util.Locale.ROOT)), path + " " + method + " is not in openapi.json"));
-        assertEquals(front.paths().size(), spec.get("paths").size());
+    void docsServeSwaggerUi() throws Exception {
         HttpResponse<String> docs = get(server, "docs");
         assertTrue(docs.body().contains("SwaggerUIBundle") && docs.headers().firstValue("Content-Type").orElse("").startsWith("text/html"));
         assertEquals(200, get(server, "docs/swagger-ui-bundle.js").statusCode());
