@@ -38,7 +38,8 @@ final class Batcher implements AutoCloseable {
      * tokens: passes of 256 to 1,024 positions sorted by length ran 200-210 texts/s, as fast as one
      * of 16,384; passes of 32 texts as they came (36% of the positions padding) ran 130. bert-base's
      * encoder is within 3% per token from 128 rows to 1,024. Under 64 connections (bench/serve), 256
-     * left 9% of the positions padding and ran 0.83-1.05x the library; 512 left 17% and ran 0.79-0.98x.
+     * left 9% of the positions padding and ran 0.83-1.05x the library; 512 left 17% and ran 0.79-0.98x. Since
+     * 2026-11-26 the engine computes no padding (RowLayout.packed), so what is left of the sorting is short passes.
      */
     static final int PASS_TOKENS = 256;
 
@@ -244,7 +245,7 @@ final class Batcher implements AutoCloseable {
         }
         metrics.inference.observe((System.nanoTime() - start) / 1e9);
         metrics.batchSize.observe(pass.size());
-        metrics.batchTokens.observe((double) pass.size() * pass.getLast().length());
+        metrics.batchTokens.observe(pass.stream().mapToInt(Slot::length).sum());
         metrics.queueSize.dec(pass.size());
         for (int i = 0; i < pass.size(); i++) {
             Job job = pass.get(i).job();

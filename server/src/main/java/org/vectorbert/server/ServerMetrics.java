@@ -37,7 +37,7 @@ final class ServerMetrics {
             .help("Time of one forward pass").classicOnly().classicUpperBounds(SECONDS).register(registry);
     final Histogram batchSize = Histogram.builder().name("te_batch_size").help("Texts in one forward pass").classicOnly()
             .classicExponentialUpperBounds(1, 2, 12).register(registry);
-    final Histogram batchTokens = Histogram.builder().name("te_batch_tokens").help("Positions (padding included) in one forward pass")
+    final Histogram batchTokens = Histogram.builder().name("te_batch_tokens").help("Tokens in one forward pass (its texts' real tokens: a pass computes no padding)")
             .classicOnly().classicExponentialUpperBounds(16, 2, 12).register(registry);
     final Gauge queueSize = Gauge.builder().name("te_queue_size").help("Texts waiting for a forward pass").register(registry);
     final Counter dropped = Counter.builder().name("te_request_dropped")

@@ -7,21 +7,17 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * How close two runs' vectors are: vectorbert's {@code .npy} ([n, dim] float32), or raw rows, against
- * {@link EmbedAll}'s raw little-endian float32 rows. Prints the smallest and the mean cosine.
+ * How close two runs' vectors are, row by row: each file vectorbert's {@code .npy} ([n, dim] float32) or raw
+ * little-endian float32 rows ({@link EmbedAll}'s). Prints the smallest and the mean cosine, and LABEL if given.
  *
- * <pre>java -cp bench-langchain4j/target/vectorbert-bench-langchain4j.jar org.vectorbert.bench.langchain4j.CompareVectors A.npy B.f32 DIM</pre>
+ * <pre>java -cp bench-langchain4j/target/vectorbert-bench-langchain4j.jar org.vectorbert.bench.langchain4j.CompareVectors A.npy B.f32 DIM [LABEL]</pre>
  */
 public final class CompareVectors {
     private CompareVectors() {}
 
     public static void main(String[] args) throws IOException {
-        ByteBuffer npy = ByteBuffer.wrap(Files.readAllBytes(Path.of(args[0]))).order(ByteOrder.LITTLE_ENDIAN);
-        if (args[0].endsWith(".npy")) {   // else raw rows too (InterfaceEmbedAll's)
-            int headerLength = npy.getShort(8) & 0xFFFF;
-            npy.position(10 + headerLength);
-        }
-        ByteBuffer raw = ByteBuffer.wrap(Files.readAllBytes(Path.of(args[1]))).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer npy = rows(args[0]);
+        ByteBuffer raw = rows(args[1]);
         int dim = Integer.parseInt(args[2]);
         int n = raw.remaining() / 4 / dim;
         if (npy.remaining() / 4 / dim != n) {
@@ -44,6 +40,17 @@ public final class CompareVectors {
             worst = Math.min(worst, cosine);
             total += cosine;
         }
-        System.out.printf("vectors: %d of %d dimensions, cosine smallest %.7f, mean %.7f%n", n, dim, worst, total / n);
+        System.out.printf("vectors%s: %d of %d dimensions, cosine smallest %.7f, mean %.7f%n",
+                args.length > 3 ? " (" + args[3] + ")" : "", n, dim, worst, total / n);
+    }
+
+    /** A file's float32 rows: after the header of an {@code .npy}, else from the start (raw rows). */
+    private static ByteBuffer rows(String file) throws IOException {
+        ByteBuffer rows = ByteBuffer.wrap(Files.readAllBytes(Path.of(file))).order(ByteOrder.LITTLE_ENDIAN);
+        if (file.endsWith(".npy")) {
+            int headerLength = rows.getShort(8) & 0xFFFF;
+            rows.position(10 + headerLength);
+        }
+        return rows;
     }
 }
