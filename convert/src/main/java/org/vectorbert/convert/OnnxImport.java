@@ -369,26 +369,22 @@ public final class OnnxImport {
             throw new LoaderException(source + " is not a " + encoder.family().name() + " encoder vectorbert understands: no "
                     + encoder.name("bert.encoder.layer.0.attention.self.query.weight") + " (no encoder layers named in the graph)");
         }
-        List<String> required = new ArrayList<>(List.of(WORDS, POSITIONS, EMBEDDINGS_NORM, "bert.embeddings.LayerNorm.bias"));
+        Map<String, String> names = new LinkedHashMap<>();   // this export's name -> BERT's
+        List<String> embeddings = new ArrayList<>(List.of(WORDS, POSITIONS, EMBEDDINGS_NORM, "bert.embeddings.LayerNorm.bias"));
         if (!encoder.is("distilbert")) {
-            required.add(TOKEN_TYPES);
+            embeddings.add(TOKEN_TYPES);
         }
-        for (int l = 0; l <= layers.last(); l++) {
+        requireAll(embeddings, encoder, weights, names, source);
+        for (int l = 0; l <= layers.last(); l++) {   // a layer at a time, so that a stray "layer.99999" fails at once
+            List<String> layerWeights = new ArrayList<>();
             for (String module : LAYER_MODULES) {
-                required.add("bert.encoder.layer." + l + "." + module + ".weight");
-                required.add("bert.encoder.layer." + l + "." + module + ".bias");
+                layerWeights.add("bert.encoder.layer." + l + "." + module + ".weight");
+                layerWeights.add("bert.encoder.layer." + l + "." + module + ".bias");
             }
+            requireAll(layerWeights, encoder, weights, names, source);
         }
         List<String> optional = encoder.is("electra") ? List.of(PROJECTION, "bert.embeddings_project.bias")
                 : encoder.is("distilbert") ? List.of() : List.of(POOLER, "bert.pooler.dense.bias");
-        Map<String, String> names = new LinkedHashMap<>();   // this export's name -> BERT's
-        for (String canonical : required) {
-            String name = encoder.name(canonical);
-            if (!weights.containsKey(name)) {
-                throw new LoaderException(source + " is not a " + encoder.family().name() + " encoder vectorbert understands: no " + name);
-            }
-            names.put(name, canonical);
-        }
         optional.forEach(canonical -> names.put(encoder.name(canonical), canonical));
 
         List<Weight> kept = new ArrayList<>();
@@ -422,6 +418,18 @@ public final class OnnxImport {
         kept.forEach(w -> byCanonical.put(names.get(w.name()), w));
         ObjectNode config = config(graph, encoder, byCanonical, layers.last() + 1, producers, consumers, tokenizer, source);
         return new Imported(List.copyOf(kept), config, leftOut.stream().sorted().toList());
+    }
+
+    /** Puts each of BERT's {@code canonical} names under this export's name into {@code names}; refuses the first missing. */
+    private static void requireAll(List<String> canonical, Encoder encoder, Map<String, Weight> weights, Map<String, String> names,
+                                   String source) {
+        for (String c : canonical) {
+            String name = encoder.name(c);
+            if (!weights.containsKey(name)) {
+                throw new LoaderException(source + " is not a " + encoder.family().name() + " encoder vectorbert understands: no " + name);
+            }
+            names.put(name, c);
+        }
     }
 
     /**
@@ -708,18 +716,24 @@ public final class OnnxImport {
 
     /** The integer values behind {@code name}: an initializer, a Constant node, or a Concat of those (unknown parts skipped). */
     private static List<Long> constantValues(String name, Map<String, OnnxGraph.Node> producers, OnnxGraph graph) {
+        return constantValues(name, producers, graph, 0);
+    }
+
+    /** The same, {@code depth} Concats down (a malformed graph's Concat may feed itself: looked through 8 deep at most). */
+    private static List<Long> constantValues(String name, Map<String, OnnxGraph.Node> producers, OnnxGraph graph, int depth) {
         OnnxGraph.Tensor t = graph.initializers().get(name);
         OnnxGraph.Node node = producers.get(name);
         if (t == null && node != null && node.op().equals("Constant") && node.attributes().containsKey("value")) {
             t = node.attributes().get("value").t();
         }
         if (t != null) {
-            return t.dataType() == OnnxGraph.INT64 ? java.util.Arrays.stream(t.longs()).boxed().toList() : List.of();
+            return t.dataType() == OnnxGraph.INT64 && t.data().byteSize() % Long.BYTES == 0
+                    ? java.util.Arrays.stream(t.longs()).boxed().toList() : List.of();
         }
         List<Long> values = new ArrayList<>();
-        if (node != null && node.op().equals("Concat")) {
+        if (node != null && node.op().equals("Concat") && depth < 8) {
             for (String in : node.inputs()) {
-                values.addAll(constantValues(in, producers, graph));
+                values.addAll(constantValues(in, producers, graph, depth + 1));
             }
         }
         return values;
