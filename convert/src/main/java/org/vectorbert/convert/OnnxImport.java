@@ -140,8 +140,9 @@ public final class OnnxImport {
             writeTokenizer(src, tokenizer, outDir);
             writeSentenceTransformers(src, outDir, listener);
             BertConfig config = BertConfig.load(outDir.resolve("config.json"));
-            listener.log("imported " + src.description() + " as " + config.modelType() + ": " + config.numHiddenLayers() + " layers, hidden " + config.hiddenSize()
-                    + ", " + config.numAttentionHeads() + " heads, intermediate " + config.intermediateSize() + ", " + config.hiddenAct());
+            listener.log("imported " + src.description() + " as " + config.modelType() + ": " + config.numHiddenLayers()
+                    + " layers, hidden " + config.hiddenSize() + ", " + config.numAttentionHeads() + " heads, intermediate "
+                    + config.intermediateSize() + ", " + config.hiddenAct());
             return config;
         } catch (IOException e) {
             throw new LoaderException("cannot convert " + source + ": " + e.getMessage(), e);
@@ -404,7 +405,8 @@ public final class OnnxImport {
                 }
                 if (elements < 0 || w.tensor().data().byteSize() != elements * 4) {
                     throw new LoaderException(source + ": weight " + w.describe() + " holds " + w.tensor().data().byteSize()
-                            + " bytes of data, " + (elements < 0 ? "and a shape too large to hold" : "not " + elements * 4 + " (4 a float32 value)"));
+                            + " bytes of data, " + (elements < 0 ? "and a shape too large to hold"
+                            : "not " + elements * 4 + " (4 a float32 value)"));
                 }
                 kept.add(w);
             } else if (encoder.inEncoder(w.name())) {
