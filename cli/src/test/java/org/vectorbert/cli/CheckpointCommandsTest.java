@@ -1,6 +1,7 @@
 package org.vectorbert.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.vectorbert.cli.TokenizeCommandTest.assertUserError;
 import static org.vectorbert.cli.TokenizeCommandTest.run;
@@ -10,8 +11,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.vectorbert.convert.testing.OnnxFamilies;
 import org.vectorbert.convert.testing.RealModels;
 
 /** {@code vectorbert convert} and {@code vectorbert inspect} on the real checkpoint and on broken ones. */
@@ -54,6 +59,38 @@ class CheckpointCommandsTest {
             Files.write(broken.resolve("model.safetensors"), in.readNBytes(1 << 20));
         }
         assertUserError(run("inspect", "--model", broken.toString()), "(truncated file?)");
+    }
+
+    /**
+     * The other families' ONNX exports (convert's test resources): given to {@code --model} as they are, each is converted
+     * once and inspected as its family, with no problem found between config, weights and tokenizer; a classifier
+     * export's head is left out, and stderr says so; {@code convert --from-onnx} writes the same directory.
+     */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', textBlock = """
+            distilbert         | 36 | distilbert (DistilBERT family), 2 layers, hidden 32, 4 heads, intermediate 64, vocab 128, 32 positions, gelu, post-LN
+            roberta            | 37 | roberta (RoBERTa family), 2 layers, hidden 32, 4 heads, intermediate 64, vocab 160, 34 positions, gelu, post-LN
+            xlm-roberta-seqcls | 37 | xlm-roberta (RoBERTa family), 2 layers, hidden 32, 4 heads, intermediate 64, vocab 150, 34 positions, gelu, post-LN
+            electra            | 39 | electra (ELECTRA family), 2 layers, hidden 32 (embeddings 16), 4 heads, intermediate 64, vocab 128, 32 positions, gelu, post-LN
+            """)
+    void inspectAFamilysOnnxExport(String name, int tensors, String config) {
+        Path onnx = OnnxFamilies.export(name, dir);
+        ModelCommandsTest.withProperties(Map.of("vectorbert.home", dir.resolve("home").toString()), () -> {
+            var inspected = run("inspect", "--model", onnx.toString());
+            assertEquals(0, inspected.exit(), inspected.err());
+            assertTrue(inspected.err().contains("converting the ONNX export " + onnx), inspected.err());
+            assertEquals(name.endsWith("-seqcls"), inspected.err().contains("left out the export's task head, classifier.dense.bias [32]"),
+                    inspected.err());
+            assertTrue(inspected.out().contains("config:     " + config + "\n"), inspected.out());
+            assertTrue(inspected.out().contains("tensors:    " + tensors + ", "), inspected.out());
+            assertTrue(inspected.out().contains("heads:      masked-LM no, pooler no, sequence classifier no, token classifier no,"
+                    + " question answering no"), inspected.out());
+            assertFalse(inspected.out().contains("problem:"), inspected.out());
+        });
+        Path out = dir.resolve(name + "-converted");
+        var converted = run("convert", "--from-onnx", onnx.toString(), "--out", out.toString());
+        assertEquals(0, converted.exit(), converted.err());
+        assertTrue(converted.err().contains("wrote " + out + ": " + tensors + " tensors, "), converted.err());
     }
 
     @Test

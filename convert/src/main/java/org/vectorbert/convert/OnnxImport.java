@@ -28,6 +28,7 @@ import org.vectorbert.common.AtomicFiles;
 import org.vectorbert.common.Json;
 import org.vectorbert.loader.BertConfig;
 import org.vectorbert.loader.DType;
+import org.vectorbert.loader.Family;
 import org.vectorbert.loader.LoaderException;
 import org.vectorbert.loader.ModelResolver;
 import org.vectorbert.loader.SafetensorsWriter;
@@ -42,6 +43,14 @@ import org.vectorbert.loader.SafetensorsWriter;
  * Reshape that splits the query projection into heads, layer_norm_eps from the LayerNorm's Add,
  * the activation from its operators.
  *
+ * <p>Families: BERT, DistilBERT, RoBERTa (XLM-R and CamemBERT are the same graph) and ELECTRA, told
+ * apart by the names, never by shapes (see {@link #family}); each family's names come from the
+ * loader's {@link Family} tables, so what is written is what the loader reads. The encoder (a
+ * {@code *Model}, what feature-extraction exports hold, with BERT's and RoBERTa's pooler when it is
+ * there) is imported; a task head in the export ({@code classifier}, {@code qa_outputs}, ...) is left
+ * out and named in the log, since the graph carries neither its labels nor its class. A weight
+ * under the encoder's names that the family does not have is refused, naming it and its shape.
+ *
  * <p>Sources: an {@code .onnx} file with its {@code tokenizer.json} (beside it, as
  * {@code NAME-tokenizer.json}, or one folder up as in optimum's {@code onnx/model.onnx}), a
  * directory holding {@code onnx/model.onnx} or {@code model.onnx}, or a langchain4j model jar as it
@@ -55,7 +64,6 @@ public final class OnnxImport {
     /** Operators of onnxruntime's transformer optimiser, which fuses whole blocks. */
     private static final Set<String> FUSED = Set.of("Attention", "MultiHeadAttention", "EmbedLayerNormalization",
             "SkipLayerNormalization", "FastGelu", "BiasGelu", "SkipSimplifiedLayerNormalization");
-    private static final Pattern LAYER = Pattern.compile("encoder\\.layer\\.(\\d+)\\.");
     /** sentence-transformers files that come along from beside the tokenizer. */
     private static final List<String> SENTENCE_TRANSFORMERS = List.of("modules.json", "sentence_bert_config.json",
             "config_sentence_transformers.json", "1_Pooling/config.json");
@@ -100,6 +108,7 @@ public final class OnnxImport {
      */
     public static BertConfig convert(Path source, Path outDir, ModelResolver.Listener listener) {
         Source src = locate(source);
+        JsonNode tokenizer = Json.parse(src.tokenizer(), "the tokenizer.json of " + src.description(), LoaderException::new);
         try (Arena arena = Arena.ofConfined()) {
             Files.createDirectories(outDir);
             Path extracted = null;
@@ -117,18 +126,23 @@ public final class OnnxImport {
                     bytes = channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size(), arena);
                 }
                 OnnxGraph graph = OnnxGraph.parse(bytes, src.description());
-                Imported imported = importGraph(graph, src.description());
+                Imported imported = importGraph(graph, src.description(), tokenizer);
+                if (!imported.leftOut().isEmpty()) {
+                    listener.log(src.description() + ": left out the export's task head, " + String.join(", ", imported.leftOut())
+                            + ": vectorbert imports the encoder from ONNX (the graph carries neither the head's labels nor its class)");
+                }
                 writeModel(imported, outDir, listener);
             } finally {
                 if (extracted != null) {
                     Files.deleteIfExists(extracted);
                 }
             }
-            writeTokenizer(src, outDir);
+            writeTokenizer(src, tokenizer, outDir);
             writeSentenceTransformers(src, outDir, listener);
             BertConfig config = BertConfig.load(outDir.resolve("config.json"));
-            listener.log("imported " + src.description() + ": " + config.numHiddenLayers() + " layers, hidden " + config.hiddenSize()
-                    + ", " + config.numAttentionHeads() + " heads, intermediate " + config.intermediateSize() + ", " + config.hiddenAct());
+            listener.log("imported " + src.description() + " as " + config.modelType() + ": " + config.numHiddenLayers()
+                    + " layers, hidden " + config.hiddenSize() + ", " + config.numAttentionHeads() + " heads, intermediate "
+                    + config.intermediateSize() + ", " + config.hiddenAct());
             return config;
         } catch (IOException e) {
             throw new LoaderException("cannot convert " + source + ": " + e.getMessage(), e);
@@ -217,11 +231,67 @@ public final class OnnxImport {
             long[] d = tensor.dims();
             return transpose ? new long[] {d[1], d[0]} : d;
         }
+
+        /** Its name and shape as Hugging Face holds it, for messages: "classifier.weight [2, 32]". */
+        String describe() {
+            return name + " " + java.util.Arrays.toString(shape());
+        }
     }
 
-    record Imported(List<Weight> weights, ObjectNode config) {}
+    /**
+     * What an export imports as: the encoder's weights, config.json, and the weights left out (a task
+     * head's, named with their shapes for the log).
+     */
+    record Imported(List<Weight> weights, ObjectNode config, List<String> leftOut) {}
 
+    /** BERT's names of an encoder layer's Linear and LayerNorm modules, after {@code bert.encoder.layer.N.}. */
+    private static final List<String> LAYER_MODULES = List.of("attention.self.query", "attention.self.key", "attention.self.value",
+            "attention.output.dense", "attention.output.LayerNorm", "intermediate.dense", "output.dense", "output.LayerNorm");
+    private static final String WORDS = "bert.embeddings.word_embeddings.weight";
+    private static final String POSITIONS = "bert.embeddings.position_embeddings.weight";
+    private static final String TOKEN_TYPES = "bert.embeddings.token_type_embeddings.weight";
+    private static final String EMBEDDINGS_NORM = "bert.embeddings.LayerNorm.weight";
+    private static final String PROJECTION = "bert.embeddings_project.weight";
+    private static final String POOLER = "bert.pooler.dense.weight";
+
+    /**
+     * The encoder an export holds: its family (whose {@link Family#spellings} give its names for
+     * BERT's, as the loader looks them up), whether its names carry the family's prefix
+     * ({@code distilbert.embeddings...}, as a {@code *ForXxx} class saves them) or none (a
+     * {@code *Model}), and the {@code model_type} to write.
+     */
+    record Encoder(Family family, boolean prefixed, String modelType) {
+        /** This export's name for BERT's {@code canonical} ({@code bert.encoder.layer.0.attention.self.query.weight}). */
+        String name(String canonical) {
+            String full = family.spellings(canonical).getFirst();
+            return prefixed ? full : full.substring(family.prefix().length() + 1);
+        }
+
+        /** What its names start with: {@code roberta.}, or nothing. */
+        String root() {
+            return prefixed ? family.prefix() + "." : "";
+        }
+
+        boolean is(String type) {
+            return family.modelTypes().contains(type);
+        }
+
+        /** Whether {@code name} is among the base model's names (so a weight there that the family lacks is refused, not dropped). */
+        boolean inEncoder(String name) {
+            if (prefixed) {
+                return name.startsWith(root());
+            }
+            return name.startsWith("embeddings.") || name.startsWith("embeddings_project.") || name.startsWith("pooler.")
+                    || name.startsWith("encoder.") || name.startsWith("transformer.");
+        }
+    }
+
+    /** {@link #importGraph(OnnxGraph, String, JsonNode)} without a tokenizer (the padding id then comes from the graph or the family). */
     static Imported importGraph(OnnxGraph graph, String source) {
+        return importGraph(graph, source, null);
+    }
+
+    static Imported importGraph(OnnxGraph graph, String source, JsonNode tokenizer) {
         Set<String> ops = new TreeSet<>();
         graph.nodes().forEach(n -> ops.add(n.op()));
         Set<String> quantised = new TreeSet<>(ops);
@@ -237,12 +307,7 @@ public final class OnnxImport {
                     + "): vectorbert reads plain exports (torch.onnx or optimum without optimisation)");
         }
         Map<String, OnnxGraph.Tensor> init = graph.initializers();
-        String prefix = init.containsKey("embeddings.word_embeddings.weight") ? ""
-                : init.containsKey("bert.embeddings.word_embeddings.weight") ? "bert." : null;
-        if (prefix == null) {
-            throw new LoaderException(source + " is not a BERT encoder vectorbert understands: no embeddings.word_embeddings.weight"
-                    + " initializer (" + init.size() + " initializers; operators: " + String.join(", ", ops) + ")");
-        }
+        Encoder encoder = family(init, ops, tokenizer, source);
         for (OnnxGraph.Tensor t : init.values()) {
             if (t.external()) {
                 throw new LoaderException(source + ": initializer " + t.name() + " keeps its data in an external file;"
@@ -261,35 +326,180 @@ public final class OnnxImport {
         for (OnnxGraph.Node n : graph.nodes()) {
             if ((n.op().equals("MatMul") || n.op().equals("Gemm")) && n.inputs().size() > 1 && init.containsKey(n.inputs().get(1))) {
                 OnnxGraph.Tensor w = init.get(n.inputs().get(1));
+                if (w.dims().length != 2) {
+                    throw new LoaderException(source + ": weight " + w.name() + " " + java.util.Arrays.toString(w.dims()) + " of "
+                            + n.op() + " node " + n.name() + " is not a matrix");
+                }
                 // MatMul multiplies by [in, out]; Gemm too unless transB, which takes [out, in] as PyTorch stores it.
                 boolean transposed = n.op().equals("MatMul")
                         || !n.attributes().containsKey("transB") || n.attributes().get("transB").i() == 0;
                 String name = isHuggingFaceName(w.name()) ? w.name() : linearName(n, init, consumers, source);
-                weights.put(name, new Weight(name, w, transposed));
+                Weight previous = weights.put(name, new Weight(name, w, transposed));
+                if (previous != null && previous.tensor() != w) {
+                    throw new LoaderException(source + ": two initializers would both be " + name + " (" + previous.tensor().name()
+                            + " " + java.util.Arrays.toString(previous.tensor().dims()) + " and " + w.name() + " "
+                            + java.util.Arrays.toString(w.dims()) + "): the graph does not say which is the weight");
+                }
                 placed.add(w.name());
             }
         }
         for (OnnxGraph.Tensor t : init.values()) {
-            if (placed.contains(t.name()) || t.name().endsWith("position_ids")) {
+            // position_ids and token_type_ids are transformers' int64 buffers (positions 0..n, type 0), not weights.
+            if (placed.contains(t.name()) || t.name().endsWith("position_ids") || t.name().endsWith("token_type_ids")) {
                 continue;
             }
             if (!isHuggingFaceName(t.name())) {
-                throw new LoaderException(source + ": cannot tell which weight initializer " + t.name() + " is (used by "
+                throw new LoaderException(source + ": cannot tell which weight initializer " + t.name() + " "
+                        + java.util.Arrays.toString(t.dims()) + " is (used by "
                         + String.join(", ", consumers.getOrDefault(t.name(), List.of()).stream().map(OnnxGraph.Node::op).toList())
                         + "); vectorbert reads exports whose weights the graph names");
             }
             weights.putIfAbsent(t.name(), new Weight(t.name(), t, false));
         }
-        for (Weight w : weights.values()) {
-            if (w.tensor().dataType() != OnnxGraph.FLOAT) {
-                throw new LoaderException(source + ": weight " + w.name() + " has ONNX data type " + w.tensor().dataType()
-                        + "; vectorbert reads float32 exports");
-            }
-            if (w.transpose() && w.tensor().dims().length != 2) {
-                throw new LoaderException(source + ": weight " + w.name() + " is not a matrix");
+
+        // The encoder's names, and which of them it must have: embeddings, then every layer up to the last one found.
+        Pattern layer = Pattern.compile(Pattern.quote(encoder.root() + encoder.family().layers() + ".") + "(\\d{1,6})\\.");
+        TreeSet<Integer> layers = new TreeSet<>();
+        for (String name : weights.keySet()) {
+            Matcher m = layer.matcher(name);
+            if (m.lookingAt()) {
+                layers.add(Integer.parseInt(m.group(1)));
             }
         }
-        return new Imported(List.copyOf(weights.values()), config(graph, weights, prefix, producers, consumers, source));
+        if (layers.isEmpty()) {
+            throw new LoaderException(source + " is not a " + encoder.family().name() + " encoder vectorbert understands: no "
+                    + encoder.name("bert.encoder.layer.0.attention.self.query.weight") + " (no encoder layers named in the graph)");
+        }
+        Map<String, String> names = new LinkedHashMap<>();   // this export's name -> BERT's
+        List<String> embeddings = new ArrayList<>(List.of(WORDS, POSITIONS, EMBEDDINGS_NORM, "bert.embeddings.LayerNorm.bias"));
+        if (!encoder.is("distilbert")) {
+            embeddings.add(TOKEN_TYPES);
+        }
+        requireAll(embeddings, encoder, weights, names, source);
+        for (int l = 0; l <= layers.last(); l++) {   // a layer at a time, so that a stray "layer.99999" fails at once
+            List<String> layerWeights = new ArrayList<>();
+            for (String module : LAYER_MODULES) {
+                layerWeights.add("bert.encoder.layer." + l + "." + module + ".weight");
+                layerWeights.add("bert.encoder.layer." + l + "." + module + ".bias");
+            }
+            requireAll(layerWeights, encoder, weights, names, source);
+        }
+        List<String> optional = encoder.is("electra") ? List.of(PROJECTION, "bert.embeddings_project.bias")
+                : encoder.is("distilbert") ? List.of() : List.of(POOLER, "bert.pooler.dense.bias");
+        optional.forEach(canonical -> names.put(encoder.name(canonical), canonical));
+
+        List<Weight> kept = new ArrayList<>();
+        List<String> leftOut = new ArrayList<>();
+        for (Weight w : weights.values()) {
+            if (names.containsKey(w.name())) {
+                if (w.tensor().dataType() != OnnxGraph.FLOAT) {
+                    throw new LoaderException(source + ": weight " + w.name() + " has ONNX data type " + w.tensor().dataType()
+                            + "; vectorbert reads float32 exports");
+                }
+                long elements = 1;
+                for (long d : w.tensor().dims()) {
+                    elements = d < 0 || d > Integer.MAX_VALUE || elements > Long.MAX_VALUE / 4 / Math.max(d, 1) ? -1 : elements * d;
+                    if (elements < 0) {
+                        break;
+                    }
+                }
+                if (elements < 0 || w.tensor().data().byteSize() != elements * 4) {
+                    throw new LoaderException(source + ": weight " + w.describe() + " holds " + w.tensor().data().byteSize()
+                            + " bytes of data, " + (elements < 0 ? "and a shape too large to hold"
+                            : "not " + elements * 4 + " (4 a float32 value)"));
+                }
+                kept.add(w);
+            } else if (encoder.inEncoder(w.name())) {
+                throw new LoaderException(source + ": cannot map initializer " + w.describe() + ": it is named as part of the "
+                        + encoder.family().name() + " encoder, but is no weight of one that vectorbert knows");
+            } else {
+                leftOut.add(w.describe());
+            }
+        }
+        Map<String, Weight> byCanonical = new HashMap<>();
+        kept.forEach(w -> byCanonical.put(names.get(w.name()), w));
+        ObjectNode config = config(graph, encoder, byCanonical, layers.last() + 1, producers, consumers, tokenizer, source);
+        return new Imported(List.copyOf(kept), config, leftOut.stream().sorted().toList());
+    }
+
+    /** Puts each of BERT's {@code canonical} names under this export's name into {@code names}; refuses the first missing. */
+    private static void requireAll(List<String> canonical, Encoder encoder, Map<String, Weight> weights, Map<String, String> names,
+                                   String source) {
+        for (String c : canonical) {
+            String name = encoder.name(c);
+            if (!weights.containsKey(name)) {
+                throw new LoaderException(source + " is not a " + encoder.family().name() + " encoder vectorbert understands: no " + name);
+            }
+            names.put(name, c);
+        }
+    }
+
+    /**
+     * The family, from the names: the word embeddings under {@code bert.}, {@code distilbert.},
+     * {@code roberta.} or {@code electra.} (a {@code *ForXxx} class's export) say it outright. Without a
+     * prefix (a {@code *Model}'s export, what feature-extraction exports are), the layer names tell
+     * DistilBERT ({@code transformer.layer}) from the rest ({@code encoder.layer}), and
+     * {@code embeddings_project} tells ELECTRA; RoBERTa's names are BERT's, so its export is known by
+     * computing its position ids from the input ids (create_position_ids_from_input_ids, the one
+     * CumSum these encoders have). An ELECTRA export without the projection (embeddings as wide as the
+     * layers) has BERT's names and computes what BERT computes: it imports as BERT, correctly.
+     * Shapes are never used to tell families apart.
+     */
+    private static Encoder family(Map<String, OnnxGraph.Tensor> init, Set<String> ops, JsonNode tokenizer, String source) {
+        List<Family> prefixed = Family.ALL.stream()
+                .filter(f -> init.containsKey(f.spellings(WORDS).getFirst()))
+                .toList();
+        boolean bare = init.containsKey("embeddings.word_embeddings.weight");
+        if (prefixed.size() + (bare ? 1 : 0) > 1) {
+            List<String> found = new ArrayList<>(prefixed.stream().map(f -> f.spellings(WORDS).getFirst()).toList());
+            if (bare) {
+                found.add("embeddings.word_embeddings.weight");
+            }
+            throw new LoaderException(source + " holds more than one encoder (" + String.join(", ", found) + "); vectorbert imports one");
+        }
+        Family family;
+        if (prefixed.size() == 1) {
+            family = prefixed.getFirst();
+        } else if (!bare) {
+            throw new LoaderException(source + " is not a BERT-family encoder vectorbert understands: no embeddings.word_embeddings.weight"
+                    + " initializer, bare or under bert., distilbert., roberta. or electra. (" + init.size() + " initializers; operators: "
+                    + String.join(", ", ops) + ")");
+        } else if (init.keySet().stream().anyMatch(n -> n.startsWith("transformer.layer."))) {
+            family = familyOf("distilbert");
+        } else if (init.keySet().stream().anyMatch(n -> n.startsWith("embeddings_project."))) {
+            family = familyOf("electra");
+        } else {
+            family = familyOf(ops.contains("CumSum") ? "roberta" : "bert");
+        }
+        String type = family.modelTypes().getFirst();
+        if (type.equals("roberta")) {
+            type = robertaType(tokenizer);
+        }
+        return new Encoder(family, prefixed.size() == 1, type);
+    }
+
+    private static Family familyOf(String modelType) {
+        return Family.ALL.stream().filter(f -> f.modelTypes().contains(modelType)).findFirst().orElseThrow();
+    }
+
+    /**
+     * roberta, xlm-roberta or camembert. Their graphs are the same (XLMRobertaModel and CamembertModel
+     * are RobertaModel, under the same {@code roberta.} prefix), and so is what the engine does with
+     * them; only the tokenizer differs: RoBERTa's is byte-level BPE, XLM-R's and CamemBERT's are
+     * sentencepiece Unigram models, CamemBERT's with its {@code <s>NOTUSED} token. So the tokenizer
+     * decides, and roberta is written when it says nothing else.
+     */
+    private static String robertaType(JsonNode tokenizer) {
+        JsonNode model = tokenizer == null ? null : tokenizer.path("model");
+        if (model == null || !("Unigram".equals(model.path("type").asText()) || model.path("vocab").isArray())) {
+            return "roberta";
+        }
+        for (JsonNode entry : model.path("vocab")) {
+            if ("<s>NOTUSED".equals(entry.path(0).asText())) {
+                return "camembert";
+            }
+        }
+        return "xlm-roberta";
     }
 
     private static boolean isHuggingFaceName(String name) {
@@ -302,7 +512,7 @@ public final class OnnxImport {
         if (matmul.op().equals("Gemm") && matmul.inputs().size() > 2 && matmul.inputs().get(2).endsWith(".bias")) {
             return matmul.inputs().get(2).replaceFirst("\\.bias$", ".weight");
         }
-        for (OnnxGraph.Node add : consumers.getOrDefault(matmul.outputs().getFirst(), List.of())) {
+        for (OnnxGraph.Node add : consumers.getOrDefault(matmul.outputs().isEmpty() ? "" : matmul.outputs().getFirst(), List.of())) {
             if (!add.op().equals("Add")) {
                 continue;
             }
@@ -312,49 +522,173 @@ public final class OnnxImport {
                 }
             }
         }
-        throw new LoaderException(source + ": cannot name the weight " + matmul.inputs().get(1) + " of " + matmul.op() + " node "
-                + matmul.name() + ": its output feeds no Add with a named bias");
+        OnnxGraph.Tensor w = init.get(matmul.inputs().get(1));
+        throw new LoaderException(source + ": cannot name the weight " + w.name() + " " + java.util.Arrays.toString(w.dims()) + " of "
+                + matmul.op() + " node " + matmul.name() + ": its output feeds no Add with a named bias");
     }
 
-    private static ObjectNode config(OnnxGraph graph, Map<String, Weight> weights, String prefix,
-                                     Map<String, OnnxGraph.Node> producers, Map<String, List<OnnxGraph.Node>> consumers, String source) {
-        long[] words = require(weights, prefix + "embeddings.word_embeddings.weight", source).shape();
-        long[] positions = require(weights, prefix + "embeddings.position_embeddings.weight", source).shape();
-        long[] types = require(weights, prefix + "embeddings.token_type_embeddings.weight", source).shape();
-        long[] intermediate = require(weights, prefix + "encoder.layer.0.intermediate.dense.weight", source).shape();
-        TreeSet<Integer> layers = new TreeSet<>();
-        for (String name : weights.keySet()) {
-            Matcher m = LAYER.matcher(name);
-            if (m.find()) {
-                layers.add(Integer.parseInt(m.group(1)));
-            }
+    /** config.json as the family's loader reads it, from {@code weights} by BERT's names. */
+    private static ObjectNode config(OnnxGraph graph, Encoder encoder, Map<String, Weight> weights, int layers,
+                                     Map<String, OnnxGraph.Node> producers, Map<String, List<OnnxGraph.Node>> consumers,
+                                     JsonNode tokenizer, String source) {
+        Weight words = weights.get(WORDS);
+        int vocab = size(words, 0, source);
+        int width = size(words, 1, source);
+        int positions = size(weights.get(POSITIONS), 0, source);
+        int hidden = size(weights.get("bert.encoder.layer.0.attention.output.LayerNorm.weight"), 0, source);
+        boolean projected = weights.containsKey(PROJECTION);
+        if (width != hidden && !projected) {
+            throw new LoaderException(source + ": the word embeddings " + words.describe() + " are " + width + " wide but the layers "
+                    + hidden + (encoder.is("electra") ? ", and no embeddings_project maps one to the other"
+                    : "; only ELECTRA has embeddings of another width (projected by embeddings_project)"));
         }
-        int hidden = (int) words[1];
-        int heads = heads(prefix + "encoder.layer.0.attention.self.query.bias", hidden, producers, consumers, graph, source);
+        int heads = heads(encoder.name("bert.encoder.layer.0.attention.self.query.bias"), hidden, producers, consumers, graph, source);
+        int intermediate = size(weights.get("bert.encoder.layer.0.intermediate.dense.weight"), 0, source);
+        String act = activation(graph, weights.containsKey(POOLER), source);
+        double eps = layerNormEps(encoder.name(EMBEDDINGS_NORM), producers, consumers, graph, source);
+        int pad = padId(encoder, graph, producers, tokenizer, source);
         ObjectNode c = Json.object();
-        c.putArray("architectures").add("BertModel");
-        c.put("model_type", "bert");
-        c.put("vocab_size", words[0]);
-        c.put("hidden_size", hidden);
-        c.put("num_hidden_layers", layers.last() + 1);
-        c.put("num_attention_heads", heads);
-        c.put("intermediate_size", intermediate[0]);
-        c.put("hidden_act", activation(graph, weights.containsKey(prefix + "pooler.dense.weight"), source));
-        c.put("max_position_embeddings", positions[0]);
-        c.put("type_vocab_size", types[0]);
-        c.put("layer_norm_eps", layerNormEps(prefix + "embeddings.LayerNorm.weight", producers, consumers, graph, source));
-        c.put("pad_token_id", 0);
-        c.put("position_embedding_type", "absolute");
+        String architecture = switch (encoder.modelType()) {
+            case "distilbert" -> "DistilBertModel";
+            case "roberta" -> "RobertaModel";
+            case "xlm-roberta" -> "XLMRobertaModel";
+            case "camembert" -> "CamembertModel";
+            case "electra" -> "ElectraModel";
+            default -> "BertModel";
+        };
+        c.putArray("architectures").add(architecture);
+        c.put("model_type", encoder.modelType());
+        c.put("vocab_size", vocab);
+        if (encoder.is("distilbert")) {
+            // DistilBERT's LayerNorm epsilon is not in its config: transformers fixes it at 1e-12, and so does the loader.
+            if (eps != 1e-12) {
+                throw new LoaderException(source + ": the graph's LayerNorm epsilon is " + eps + ", but DistilBERT's is 1e-12"
+                        + " (transformers fixes it; config.json has no key for another)");
+            }
+            c.put("dim", hidden);
+            c.put("n_layers", layers);
+            c.put("n_heads", heads);
+            c.put("hidden_dim", intermediate);
+            c.put("activation", act);
+            c.put("max_position_embeddings", positions);
+            c.put("sinusoidal_pos_embds", sinusoidal(weights.get(POSITIONS)));
+            c.put("pad_token_id", pad);
+        } else {
+            c.put("hidden_size", hidden);
+            if (encoder.is("electra")) {
+                c.put("embedding_size", width);
+            }
+            c.put("num_hidden_layers", layers);
+            c.put("num_attention_heads", heads);
+            c.put("intermediate_size", intermediate);
+            c.put("hidden_act", act);
+            c.put("max_position_embeddings", positions);
+            c.put("type_vocab_size", size(weights.get(TOKEN_TYPES), 0, source));
+            c.put("layer_norm_eps", eps);
+            c.put("pad_token_id", pad);
+            c.put("position_embedding_type", "absolute");
+        }
         c.put("converted_from", "onnx");
         return c;
     }
 
-    private static Weight require(Map<String, Weight> weights, String name, String source) {
-        Weight w = weights.get(name);
-        if (w == null) {
-            throw new LoaderException(source + " is not a BERT encoder vectorbert understands: no " + name);
+    /** Dimension {@code axis} of a weight's Hugging Face shape, refused (naming it) where it has none or one too large. */
+    private static int size(Weight w, int axis, String source) {
+        long[] shape = w.shape();
+        if (axis >= shape.length || shape[axis] <= 0 || shape[axis] > Integer.MAX_VALUE) {
+            throw new LoaderException(source + ": weight " + w.describe() + " has no usable dimension " + axis
+                    + " (expected " + (w.name().endsWith(".bias") || w.name().contains("LayerNorm") || w.name().contains("layer_norm")
+                    ? "a vector" : "a matrix") + ")");
         }
-        return w;
+        return (int) shape[axis];
+    }
+
+    /**
+     * Whether a DistilBERT position table is transformers' sinusoidal one (create_sinusoidal_embeddings:
+     * sin(pos / 10000^(2(j/2)/dim)) at even j, cos at odd, rounded to float32), to say so in
+     * {@code sinusoidal_pos_embds}. The table is imported either way and read as it is.
+     */
+    static boolean sinusoidal(Weight positions) {
+        long[] shape = positions.shape();
+        if (shape.length != 2 || positions.tensor().elements() == 0) {
+            return false;
+        }
+        int dim = (int) shape[1];
+        float[] table = positions.tensor().floats();
+        for (int i = 0; i < table.length; i++) {
+            int pos = i / dim;
+            int j = i % dim;
+            double angle = pos / Math.pow(10000, 2.0 * (j / 2) / dim);
+            if (Math.abs((j % 2 == 0 ? Math.sin(angle) : Math.cos(angle)) - table[i]) > 1e-6) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * pad_token_id: the tokenizer's pad token ({@code padding.pad_id}, else the id of {@code <pad>} or
+     * {@code [PAD]}). For RoBERTa, whose positions count from it, the graph says it too (its position
+     * ids compare the input ids with it): the two must agree, and one of them must say it. The other
+     * families use it only to pad, so without one it is 0, as in their configs.
+     */
+    private static int padId(Encoder encoder, OnnxGraph graph, Map<String, OnnxGraph.Node> producers, JsonNode tokenizer,
+                             String source) {
+        Integer fromTokenizer = tokenizerPad(tokenizer);
+        if (!encoder.is("roberta")) {
+            return fromTokenizer == null ? 0 : fromTokenizer;
+        }
+        Long fromGraph = null;
+        for (OnnxGraph.Node n : graph.nodes()) {
+            if (n.op().equals("Equal") && n.inputs().size() == 2 && n.inputs().contains("input_ids")) {
+                String other = n.inputs().get(0).equals("input_ids") ? n.inputs().get(1) : n.inputs().get(0);
+                List<Long> value = constantValues(other, producers, graph);
+                if (value.size() == 1) {
+                    fromGraph = value.getFirst();
+                }
+            }
+        }
+        if (fromTokenizer != null && fromGraph != null && fromGraph != fromTokenizer.longValue()) {
+            throw new LoaderException(source + ": the tokenizer's pad token is id " + fromTokenizer + ", but the graph counts positions"
+                    + " past id " + fromGraph + "; RoBERTa's positions start after the padding id, so the two must agree");
+        }
+        if (fromTokenizer != null) {
+            return fromTokenizer;
+        }
+        if (fromGraph != null && fromGraph >= 0 && fromGraph < Integer.MAX_VALUE) {
+            return (int) (long) fromGraph;
+        }
+        throw new LoaderException(source + ": cannot tell RoBERTa's padding id, which its positions count from: the tokenizer has no"
+                + " pad token (padding.pad_id, <pad>) and the graph compares input_ids with no constant");
+    }
+
+    private static Integer tokenizerPad(JsonNode tokenizer) {
+        if (tokenizer == null) {
+            return null;
+        }
+        JsonNode padId = tokenizer.path("padding").path("pad_id");
+        if (padId.canConvertToInt()) {
+            return padId.intValue();
+        }
+        for (String pad : List.of("<pad>", "[PAD]")) {
+            for (JsonNode added : tokenizer.path("added_tokens")) {
+                if (pad.equals(added.path("content").asText()) && added.path("id").canConvertToInt()) {
+                    return added.path("id").intValue();
+                }
+            }
+            JsonNode vocab = tokenizer.path("model").path("vocab");
+            if (vocab.path(pad).canConvertToInt()) {
+                return vocab.path(pad).intValue();
+            }
+            if (vocab.isArray()) {
+                for (int i = 0; i < vocab.size(); i++) {
+                    if (pad.equals(vocab.get(i).path(0).asText())) {
+                        return i;
+                    }
+                }
+            }
+        }
+        return null;
     }
 
     /**
@@ -384,18 +718,24 @@ public final class OnnxImport {
 
     /** The integer values behind {@code name}: an initializer, a Constant node, or a Concat of those (unknown parts skipped). */
     private static List<Long> constantValues(String name, Map<String, OnnxGraph.Node> producers, OnnxGraph graph) {
+        return constantValues(name, producers, graph, 0);
+    }
+
+    /** The same, {@code depth} Concats down (a malformed graph's Concat may feed itself: looked through 8 deep at most). */
+    private static List<Long> constantValues(String name, Map<String, OnnxGraph.Node> producers, OnnxGraph graph, int depth) {
         OnnxGraph.Tensor t = graph.initializers().get(name);
         OnnxGraph.Node node = producers.get(name);
         if (t == null && node != null && node.op().equals("Constant") && node.attributes().containsKey("value")) {
             t = node.attributes().get("value").t();
         }
         if (t != null) {
-            return t.dataType() == OnnxGraph.INT64 ? java.util.Arrays.stream(t.longs()).boxed().toList() : List.of();
+            return t.dataType() == OnnxGraph.INT64 && t.data().byteSize() % Long.BYTES == 0
+                    ? java.util.Arrays.stream(t.longs()).boxed().toList() : List.of();
         }
         List<Long> values = new ArrayList<>();
-        if (node != null && node.op().equals("Concat")) {
+        if (node != null && node.op().equals("Concat") && depth < 8) {
             for (String in : node.inputs()) {
-                values.addAll(constantValues(in, producers, graph));
+                values.addAll(constantValues(in, producers, graph, depth + 1));
             }
         }
         return values;
@@ -479,8 +819,7 @@ public final class OnnxImport {
                 Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsBytes(imported.config()));
     }
 
-    private static void writeTokenizer(Source src, Path outDir) throws IOException {
-        JsonNode tokenizer = Json.parse(src.tokenizer(), "the tokenizer.json of " + src.description(), LoaderException::new);
+    private static void writeTokenizer(Source src, JsonNode tokenizer, Path outDir) throws IOException {
         AtomicFiles.write(outDir.resolve("tokenizer.json"), src.tokenizer());
         boolean lower = tokenizer.path("normalizer").path("lowercase").asBoolean(true);
         AtomicFiles.write(outDir.resolve("tokenizer_config.json"),

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -13,10 +14,15 @@ import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.zip.ZipFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.vectorbert.common.Json;
 import org.vectorbert.convert.testing.RealModels;
 import org.vectorbert.loader.BertCheckpoint;
 import org.vectorbert.loader.BertConfig;
@@ -24,7 +30,12 @@ import org.vectorbert.loader.LoaderException;
 import org.vectorbert.loader.ModelResolver;
 import org.vectorbert.loader.SentenceTransformersConfig;
 
-/** The ONNX importer on langchain4j's real all-MiniLM-L6-v2 jar, its quantised twin, and exports it must refuse. */
+/**
+ * The ONNX importer on langchain4j's real all-MiniLM-L6-v2 jar, its quantised twin, the other families' exports
+ * (onnx/families/, made by tools/torch-reference/export_family_onnx.py from the engine's family fixtures), and exports
+ * it must refuse. That the imported families compute what PyTorch computes is checked where the engine is
+ * ({@code OnnxFamilyImportTest} in the engine module).
+ */
 class OnnxImportTest {
     @TempDir
     Path dir;
@@ -102,8 +113,8 @@ class OnnxImportTest {
 
         Path gpt = resource("gpt-like.onnx");
         String other = refusal(() -> OnnxImport.convert(gpt, dir.resolve("gpt"), ModelResolver.Listener.silent()));
-        assertEquals(gpt + " is not a BERT encoder vectorbert understands: no embeddings.word_embeddings.weight initializer"
-                + " (3 initializers; operators: Gather, MatMul)", other);
+        assertEquals(gpt + " is not a BERT-family encoder vectorbert understands: no embeddings.word_embeddings.weight initializer,"
+                + " bare or under bert., distilbert., roberta. or electra. (3 initializers; operators: Gather, MatMul)", other);
 
         Path corrupt = Files.write(dir.resolve("broken.jar"), new byte[] {'P', 'K', 3, 4, 0, 0, 7});
         assertTrue(OnnxImport.isOnnx(corrupt), "a damaged jar is taken, so that converting it says what is wrong");
@@ -114,6 +125,119 @@ class OnnxImportTest {
         Files.copy(resource("tokenizer.json"), dir.resolve("tokenizer.json"));
         String cut = refusal(() -> OnnxImport.convert(truncated, dir.resolve("cut"), ModelResolver.Listener.silent()));
         assertTrue(cut.startsWith(truncated + " is not a readable ONNX model ("), cut);
+    }
+
+    /**
+     * Each family's export: the family told from the names (a *Model's bare names, or a *ForSequenceClassification's
+     * prefix), config.json in the family's own keys with the sizes read off the graph, the encoder's weights and
+     * nothing else (a classifier head left out, and said so).
+     */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', textBlock = """
+            distilbert                   | 36 | {"architectures":["DistilBertModel"],"model_type":"distilbert","vocab_size":128,"dim":32,"n_layers":2,"n_heads":4,"hidden_dim":64,"activation":"gelu","max_position_embeddings":32,"sinusoidal_pos_embds":false,"pad_token_id":0,"converted_from":"onnx"}
+            distilbert-sinusoidal-seqcls | 36 | {"architectures":["DistilBertModel"],"model_type":"distilbert","vocab_size":128,"dim":32,"n_layers":2,"n_heads":4,"hidden_dim":64,"activation":"gelu","max_position_embeddings":32,"sinusoidal_pos_embds":true,"pad_token_id":0,"converted_from":"onnx"}
+            roberta                      | 37 | {"architectures":["RobertaModel"],"model_type":"roberta","vocab_size":160,"hidden_size":32,"num_hidden_layers":2,"num_attention_heads":4,"intermediate_size":64,"hidden_act":"gelu","max_position_embeddings":34,"type_vocab_size":1,"layer_norm_eps":1.0E-5,"pad_token_id":1,"position_embedding_type":"absolute","converted_from":"onnx"}
+            xlm-roberta-seqcls           | 37 | {"architectures":["XLMRobertaModel"],"model_type":"xlm-roberta","vocab_size":150,"hidden_size":32,"num_hidden_layers":2,"num_attention_heads":4,"intermediate_size":64,"hidden_act":"gelu","max_position_embeddings":34,"type_vocab_size":1,"layer_norm_eps":1.0E-5,"pad_token_id":1,"position_embedding_type":"absolute","converted_from":"onnx"}
+            electra                      | 39 | {"architectures":["ElectraModel"],"model_type":"electra","vocab_size":128,"hidden_size":32,"embedding_size":16,"num_hidden_layers":2,"num_attention_heads":4,"intermediate_size":64,"hidden_act":"gelu","max_position_embeddings":32,"type_vocab_size":2,"layer_norm_eps":1.0E-12,"pad_token_id":0,"position_embedding_type":"absolute","converted_from":"onnx"}
+            """)
+    void eachFamilysExportImportsAsItsFamily(String name, int tensors, String config) throws IOException {
+        Path out = dir.resolve(name);
+        Log log = new Log();
+        Path onnx = resource("families/" + name + "/model.onnx");
+        assertTrue(OnnxImport.isOnnx(onnx));
+        BertConfig loaded = OnnxImport.convert(onnx, out, log);
+        JsonNode written = Json.mapper().readTree(out.resolve("config.json").toFile());
+        assertEquals(Json.mapper().readTree(config), written, name + ": " + written);
+        assertEquals(written.get("model_type").asText(), loaded.modelType());
+        String prefix = switch (name) {
+            case "distilbert-sinusoidal-seqcls" -> "distilbert.";
+            case "xlm-roberta-seqcls" -> "roberta.";
+            default -> "";
+        };
+        try (BertCheckpoint c = BertCheckpoint.open(out)) {
+            assertEquals(tensors, c.tensors().size(), c.tensors().keySet().toString());
+            assertTrue(c.tensors().keySet().stream().allMatch(t -> t.startsWith(prefix)), "the export's own names: " + c.tensors().keySet());
+            assertTrue(c.contradictions().isEmpty(), c.contradictions().toString());
+            assertEquals(loaded.numHiddenLayers(), c.layerCount());
+        }
+        List<String> heads = log.lines.stream().filter(l -> l.contains("left out")).toList();
+        switch (name) {
+            case "distilbert-sinusoidal-seqcls" -> assertEquals(List.of(onnx + ": left out the export's task head, classifier.bias [2],"
+                    + " classifier.weight [2, 32], pre_classifier.bias [32], pre_classifier.weight [32, 32]: vectorbert imports the encoder"
+                    + " from ONNX (the graph carries neither the head's labels nor its class)"), heads);
+            case "xlm-roberta-seqcls" -> assertEquals(List.of(onnx + ": left out the export's task head, classifier.dense.bias [32],"
+                    + " classifier.dense.weight [32, 32], classifier.out_proj.bias [1], classifier.out_proj.weight [1, 32]: vectorbert imports the"
+                    + " encoder from ONNX (the graph carries neither the head's labels nor its class)"), heads);
+            default -> assertEquals(List.of(), heads);
+        }
+        assertTrue(log.lines.getLast().startsWith("imported " + onnx + " as " + loaded.modelType() + ": 2 layers, hidden 32, 4 heads"),
+                log.lines.toString());
+    }
+
+    /** RoBERTa's graph with other tokenizers: the tokenizer tells XLM-R and CamemBERT, and must agree on the padding id. */
+    @Test
+    void theTokenizerTellsRobertasKinAndItsPaddingMustAgreeWithTheGraph() throws IOException {
+        OnnxGraph roberta = graph("roberta");
+        JsonNode camembert = Json.mapper().readTree("""
+                {"model": {"type": "Unigram", "unk_id": 3, "vocab": [["<s>NOTUSED", 0.0], ["<pad>", 0.0], ["</s>NOTUSED", 0.0]]}}""");
+        assertEquals("camembert", OnnxImport.importGraph(roberta, "r.onnx", camembert).config().get("model_type").asText());
+        assertEquals("CamembertModel", OnnxImport.importGraph(roberta, "r.onnx", camembert).config().get("architectures").get(0).asText());
+        assertEquals(1, OnnxImport.importGraph(roberta, "r.onnx").config().get("pad_token_id").asInt(),
+                "no tokenizer: the graph's comparison of input_ids with the padding id");
+        JsonNode padZero = Json.mapper().readTree("{\"padding\": {\"pad_id\": 0}}");
+        assertEquals("r.onnx: the tokenizer's pad token is id 0, but the graph counts positions past id 1; RoBERTa's positions start"
+                + " after the padding id, so the two must agree", refusal(() -> OnnxImport.importGraph(roberta, "r.onnx", padZero)));
+    }
+
+    /** What cannot be named, or is missing, or is two encoders, is refused in one line naming the tensor and its shape. */
+    @Test
+    void whatCannotBeMappedIsRefusedNamingTheTensorAndItsShape() throws IOException {
+        OnnxGraph distil = graph("distilbert");
+        String unknown = refusal(() -> OnnxImport.importGraph(with(distil, "transformer.layer.0.attention.rel_pos.weight", 7, 8), "d.onnx"));
+        assertEquals("d.onnx: cannot map initializer transformer.layer.0.attention.rel_pos.weight [7, 8]: it is named as part of the"
+                + " DistilBERT encoder, but is no weight of one that vectorbert knows", unknown);
+
+        String missing = refusal(() -> OnnxImport.importGraph(without(distil, "transformer.layer.1.output_layer_norm.bias"), "d.onnx"));
+        assertEquals("d.onnx is not a DistilBERT encoder vectorbert understands: no transformer.layer.1.output_layer_norm.bias", missing);
+
+        String unnamed = refusal(() -> OnnxImport.importGraph(renamed(distil, "transformer.layer.0.ffn.lin1.bias", "onnx::Add_9"), "d.onnx"));
+        assertTrue(unnamed.matches("d\\.onnx: cannot name the weight onnx::MatMul_\\d+ \\[32, 64] of MatMul node \\S+: its output feeds"
+                + " no Add with a named bias"), unnamed);
+
+        OnnxGraph twoEncoders = with(graph("roberta"), "bert.embeddings.word_embeddings.weight", 160, 32);
+        String two = refusal(() -> OnnxImport.importGraph(twoEncoders, "r.onnx"));
+        assertEquals("r.onnx holds more than one encoder (bert.embeddings.word_embeddings.weight, embeddings.word_embeddings.weight);"
+                + " vectorbert imports one", two);
+        assertFalse(unknown.contains("\n") || missing.contains("\n") || unnamed.contains("\n") || two.contains("\n"));
+    }
+
+    private static OnnxGraph graph(String family) throws IOException {
+        return OnnxGraph.parse(java.lang.foreign.MemorySegment.ofArray(Files.readAllBytes(resource("families/" + family + "/model.onnx"))),
+                family);
+    }
+
+    /** The graph with one more float initializer, zeros of the given shape. */
+    private static OnnxGraph with(OnnxGraph g, String name, long... dims) {
+        Map<String, OnnxGraph.Tensor> init = new LinkedHashMap<>(g.initializers());
+        long n = java.util.Arrays.stream(dims).reduce(1, (a, b) -> a * b);
+        init.put(name, new OnnxGraph.Tensor(name, OnnxGraph.FLOAT, dims, java.lang.foreign.MemorySegment.ofArray(new float[(int) n]), false));
+        return new OnnxGraph(g.nodes(), init, g.inputs());
+    }
+
+    private static OnnxGraph without(OnnxGraph g, String name) {
+        Map<String, OnnxGraph.Tensor> init = new LinkedHashMap<>(g.initializers());
+        assertTrue(init.remove(name) != null, name);
+        return new OnnxGraph(g.nodes(), init, g.inputs());
+    }
+
+    /** The graph with an initializer under another name, in the nodes too. */
+    private static OnnxGraph renamed(OnnxGraph g, String from, String to) {
+        Map<String, OnnxGraph.Tensor> init = new LinkedHashMap<>();
+        g.initializers().forEach((k, t) -> init.put(k.equals(from) ? to : k,
+                k.equals(from) ? new OnnxGraph.Tensor(to, t.dataType(), t.dims(), t.data(), t.external()) : t));
+        List<OnnxGraph.Node> nodes = g.nodes().stream().map(n -> new OnnxGraph.Node(n.name(), n.op(),
+                n.inputs().stream().map(i -> i.equals(from) ? to : i).toList(), n.outputs(), n.attributes())).toList();
+        return new OnnxGraph(nodes, init, g.inputs());
     }
 
     private static Path jar(String entry) {
