@@ -19,6 +19,18 @@ public record Batch(int size, int length, int[] ids, int[] typeIds, int[] length
         return size * length;
     }
 
+    /** The rows of every real (unpadded) token, sequence after sequence: b·length + i for i below lengths[b]. */
+    int[] realRows() {
+        int[] rows = new int[java.util.Arrays.stream(lengths).sum()];
+        int r = 0;
+        for (int b = 0; b < size; b++) {
+            for (int i = 0; i < lengths[b]; i++) {
+                rows[r++] = b * length + i;
+            }
+        }
+        return rows;
+    }
+
     /** A batch of one sequence. */
     public static Batch of(int[] ids, int[] typeIds) {
         return of(List.of(ids), List.of(typeIds), 0);

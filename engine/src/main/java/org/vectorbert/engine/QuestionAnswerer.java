@@ -268,13 +268,7 @@ public final class QuestionAnswerer {
         for (List<Integer> members : LengthBatches.of(lengths, EmbeddingOptions.BATCH_TOKENS)) {
             List<Encoding> encodings = members.stream().map(i -> windows.get(i).encoding()).toList();
             Batch batch = Batch.of(encodings, tokenizer.padTokenId());
-            int[] rows = new int[encodings.stream().mapToInt(Encoding::length).sum()];
-            int r = 0;
-            for (int b = 0; b < encodings.size(); b++) {
-                for (int p = 0; p < encodings.get(b).length(); p++) {
-                    rows[r++] = b * batch.length() + p;
-                }
-            }
+            int[] rows = batch.realRows();
             float[] logits = model.forward(batch, BertModel.Request.lastHiddenState().withHead(HeadKind.QUESTION_ANSWERING, rows),
                     o -> o.heads().get(HeadKind.QUESTION_ANSWERING));
             int at = 0;

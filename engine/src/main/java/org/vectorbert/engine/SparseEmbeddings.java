@@ -107,13 +107,7 @@ public final class SparseEmbeddings {
 
     /** SPLADE pooling of one forward pass: per sequence, the maximum of log(1 + relu(logit)) over its real positions. */
     List<SparseVector> pool(Batch batch) {
-        int[] rows = new int[Arrays.stream(batch.lengths()).sum()];
-        int r = 0;
-        for (int b = 0; b < batch.size(); b++) {
-            for (int p = 0; p < batch.lengths()[b]; p++) {
-                rows[r++] = b * batch.length() + p;
-            }
-        }
+        int[] rows = batch.realRows();
         int vocab = dimension();
         return model.forward(batch, BertModel.Request.lastHiddenState().withMlmLogitsAt(rows), o -> {
             float[] logits = o.mlmLogits();

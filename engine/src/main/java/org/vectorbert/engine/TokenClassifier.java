@@ -206,13 +206,7 @@ public final class TokenClassifier {
         int[] lengths = encodings.stream().mapToInt(Encoding::length).toArray();
         for (List<Integer> members : LengthBatches.of(lengths, EmbeddingOptions.BATCH_TOKENS)) {
             Batch batch = Batch.of(members.stream().map(encodings::get).toList(), tokenizer.padTokenId());
-            int[] rows = new int[members.stream().mapToInt(i -> encodings.get(i).length()).sum()];
-            int r = 0;
-            for (int b = 0; b < members.size(); b++) {
-                for (int p = 0; p < encodings.get(members.get(b)).length(); p++) {
-                    rows[r++] = b * batch.length() + p;
-                }
-            }
+            int[] rows = batch.realRows();
             float[] logits = model.forward(batch, BertModel.Request.lastHiddenState().withHead(HeadKind.TOKEN_CLASSIFIER, rows),
                     o -> o.heads().get(HeadKind.TOKEN_CLASSIFIER));
             int at = 0;

@@ -41,7 +41,7 @@ class PackedPassTest {
         int hidden = model.config().hiddenSize();
         HeadKind head = model.heads().contains(HeadKind.MASKED_LM) ? HeadKind.MASKED_LM
                 : model.heads().stream().findFirst().orElse(null);    // electra-discriminator's head is not one vectorbert runs
-        int[] rows = realRows(batch);
+        int[] rows = batch.realRows();
         BertModel.Request request = head == null ? BertModel.Request.lastHiddenState()
                 : BertModel.Request.lastHiddenState().withHead(head, head == HeadKind.POOLER ? null : rows);
         BertModel.Output padded = model.forward(batch, request);
@@ -79,16 +79,5 @@ class PackedPassTest {
         for (int l = 0; l < padded.attentions().size(); l++) {
             assertArrayEquals(padded.attentions().get(l), inner.attentions().get(l));
         }
-    }
-
-    private static int[] realRows(Batch batch) {
-        int[] rows = new int[Arrays.stream(batch.lengths()).sum()];
-        int r = 0;
-        for (int b = 0; b < batch.size(); b++) {
-            for (int i = 0; i < batch.lengths()[b]; i++) {
-                rows[r++] = b * batch.length() + i;
-            }
-        }
-        return rows;
     }
 }
