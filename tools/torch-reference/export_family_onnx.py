@@ -7,7 +7,7 @@ text-classification exports, for vectorbert's ONNX importer tests.
 
 Each export rebuilds a model from engine/src/test/resources/families/<fixture>/model.safetensors as plain torch modules
 (nn.Embedding, nn.Linear, nn.LayerNorm) written from transformers' modeling_distilbert.py, modeling_roberta.py and
-modeling_electra.py (eager attention); transformers itself is not used. Parameter names are exactly the Hugging Face
+modeling_electra.py and modeling_bert.py (eager attention); transformers itself is not used. Parameter names are exactly the Hugging Face
 state-dict names of the class exported: no prefix for a *Model (DistilBertModel's embeddings.word_embeddings.weight),
 the class's prefix plus its head for a *ForSequenceClassification. Buffers are registered as transformers registers them
 (position_ids, and token_type_ids where the model falls back on it), so the graphs carry the same int64 initializers
@@ -29,6 +29,13 @@ Writes into convert/src/test/resources/onnx/families/<name>/:
     xlm-roberta-seqcls            xlm-roberta-seqcls-regression  XLMRobertaForSequenceClassification   logits
     electra                       electra-discriminator          ElectraModel (embedding_size 16: embeddings_project)
                                                                                                        last_hidden_state
+    bert-seqcls                   bert-seqcls-1label             BertForSequenceClassification (a cross-encoder's shape)
+                                                                                                       logits
+    bert-tokcls                   bert-tokcls                    BertForTokenClassification            logits
+    roberta-qa                    roberta-qa                     RobertaForQuestionAnswering           start_logits, end_logits
+
+bert-tokcls's directory also gets the fixture's config.json, as optimum writes one beside model.onnx: the importer
+takes the labels from it. BERT's exports take token_type_ids as a third input, as optimum's do.
 
 Self-checks before each file is written (the script stops on the first failure): the module's last hidden state on every
 case of the fixture's inputs.json against the fixture's expected.safetensors at the unpadded positions (float32 module
@@ -305,6 +312,66 @@ class XLMRobertaForSequenceClassification(nn.Module):
         return self.classifier(self.roberta(input_ids, attention_mask))
 
 
+class BertModel(nn.Module):
+    def __init__(self, c, add_pooling_layer=True):
+        super().__init__()
+        self.embeddings = Embeddings(c, c['hidden_size'], roberta=False)
+        self.encoder = Encoder(c)
+        if add_pooling_layer:
+            self.pooler = Pooler(c)
+
+    def forward(self, input_ids, attention_mask, token_type_ids):
+        return self.encoder(self.embeddings(input_ids, token_type_ids), extended_attention_mask(attention_mask, torch.float32))
+
+
+class Pooler(nn.Module):
+    """BertPooler: tanh(dense) at the first token."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.dense = nn.Linear(c['hidden_size'], c['hidden_size'])
+
+    def forward(self, hidden):
+        return torch.tanh(self.dense(hidden[:, 0]))
+
+
+class BertForSequenceClassification(nn.Module):
+    """The pooler, then classifier (dropout is the identity in eval)."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.bert = BertModel(c)
+        self.classifier = nn.Linear(c['hidden_size'], len(c['id2label']))
+
+    def forward(self, input_ids, attention_mask, token_type_ids):
+        return self.classifier(self.bert.pooler(self.bert(input_ids, attention_mask, token_type_ids)))
+
+
+class BertForTokenClassification(nn.Module):
+    """BertModel without the pooler (add_pooling_layer=False), then classifier at every token."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.bert = BertModel(c, add_pooling_layer=False)
+        self.classifier = nn.Linear(c['hidden_size'], len(c['id2label']))
+
+    def forward(self, input_ids, attention_mask, token_type_ids):
+        return self.classifier(self.bert(input_ids, attention_mask, token_type_ids))
+
+
+class RobertaForQuestionAnswering(nn.Module):
+    """RobertaModel without the pooler, then qa_outputs, split into start and end logits as transformers splits them."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.roberta = RobertaModel(c)
+        self.qa_outputs = nn.Linear(c['hidden_size'], 2)
+
+    def forward(self, input_ids, attention_mask):
+        start, end = self.qa_outputs(self.roberta(input_ids, attention_mask)).split(1, dim=-1)
+        return start.squeeze(-1).contiguous(), end.squeeze(-1).contiguous()
+
+
 class ElectraModel(nn.Module):
     def __init__(self, c):
         super().__init__()
@@ -353,16 +420,23 @@ def roberta_tokenizer(vocab, unigram=False):
 
 # ---------------------------------------------------------------------------------------------------- exports
 
-# name: fixture, module class, output name, tokenizer
+# name: fixture, module class, output names, tokenizer
 EXPORTS = {
-    'distilbert': ('distilbert-mlm', DistilBertModel, 'last_hidden_state', bert_tokenizer),
-    'distilbert-sinusoidal-seqcls': ('distilbert-sinusoidal-seqcls', DistilBertForSequenceClassification, 'logits',
+    'distilbert': ('distilbert-mlm', DistilBertModel, ['last_hidden_state'], bert_tokenizer),
+    'distilbert-sinusoidal-seqcls': ('distilbert-sinusoidal-seqcls', DistilBertForSequenceClassification, ['logits'],
                                      bert_tokenizer),
-    'roberta': ('roberta-mlm', RobertaModel, 'last_hidden_state', roberta_tokenizer),
-    'xlm-roberta-seqcls': ('xlm-roberta-seqcls-regression', XLMRobertaForSequenceClassification, 'logits',
+    'roberta': ('roberta-mlm', RobertaModel, ['last_hidden_state'], roberta_tokenizer),
+    'xlm-roberta-seqcls': ('xlm-roberta-seqcls-regression', XLMRobertaForSequenceClassification, ['logits'],
                            lambda v: roberta_tokenizer(v, unigram=True)),
-    'electra': ('electra-discriminator', ElectraModel, 'last_hidden_state', bert_tokenizer),
+    'electra': ('electra-discriminator', ElectraModel, ['last_hidden_state'], bert_tokenizer),
+    'bert-seqcls': ('bert-seqcls-1label', BertForSequenceClassification, ['logits'], bert_tokenizer),
+    'bert-tokcls': ('bert-tokcls', BertForTokenClassification, ['logits'], bert_tokenizer),
+    'roberta-qa': ('roberta-qa', RobertaForQuestionAnswering, ['start_logits', 'end_logits'], roberta_tokenizer),
 }
+# Exports whose directory also holds the fixture's config.json, as optimum writes one beside model.onnx (its labels).
+WITH_CONFIG = ('bert-tokcls',)
+SEQUENCE = (DistilBertForSequenceClassification, XLMRobertaForSequenceClassification, BertForSequenceClassification)
+TOKEN_TYPES = (ElectraModel, BertForSequenceClassification, BertForTokenClassification)
 PREFIXES = ('distilbert.', 'roberta.', 'electra.', 'bert.')
 
 
@@ -385,7 +459,7 @@ def load(module, fixture_weights):
     return module.eval()
 
 
-def self_check(name, module, fixture, has_types, output):
+def self_check(name, module, fixture, has_types, outputs):
     with open(os.path.join(FIXTURES, fixture, 'inputs.json')) as f:
         cases = json.load(f)
     expected = read_safetensors(os.path.join(FIXTURES, fixture, 'expected.safetensors'))
@@ -395,23 +469,21 @@ def self_check(name, module, fixture, has_types, output):
         args = (ids, mask, torch.tensor(case['token_type_ids'])) if has_types else (ids, mask)
         with torch.no_grad():
             got = module(*args)
-        if output == 'logits':
-            want = expected['case%d.logits' % i]
-            diff = (got - want).abs().max().item()
-        else:
-            want = expected['case%d.last_hidden_state' % i]
-            diff = (got - want)[mask.bool()].abs().max().item()
-        check(diff <= 1e-5, '%s case %d: %s differs from the fixture by %g' % (name, i, output, diff))
-        worst = max(worst, diff)
+        for output, value in zip(outputs, got if isinstance(got, tuple) else (got,)):
+            want = expected['case%d.%s' % (i, output)]
+            diff = (value - want)[mask.bool()] if output == 'last_hidden_state' else value - want
+            diff = diff.abs().max().item()
+            check(diff <= 1e-5, '%s case %d: %s differs from the fixture by %g' % (name, i, output, diff))
+            worst = max(worst, diff)
     return worst, args
 
 
-def check_export(path, module, inputs, output):
+def check_export(path, module, inputs, outputs):
     model = onnx.load(path)
     onnx.checker.check_model(model)
     graph = model.graph
     check([i.name for i in graph.input] == inputs, 'inputs %s' % [i.name for i in graph.input])
-    check([o.name for o in graph.output] == [output], 'outputs %s' % [o.name for o in graph.output])
+    check([o.name for o in graph.output] == outputs, 'outputs %s' % [o.name for o in graph.output])
     params = dict(module.named_parameters())
     linears = {n + '.weight': m.weight for n, m in module.named_modules() if isinstance(m, nn.Linear)}
     unnamed = 0
@@ -432,26 +504,31 @@ def check_export(path, module, inputs, output):
 
 def main():
     os.makedirs(OUT, exist_ok=True)
-    for name, (fixture, cls, output, tokenizer) in EXPORTS.items():
+    for name, (fixture, cls, outputs, tokenizer) in EXPORTS.items():
         with open(os.path.join(FIXTURES, fixture, 'config.json')) as f:
             config = json.load(f)
         module = load(cls(config), read_safetensors(os.path.join(FIXTURES, fixture, 'model.safetensors')))
-        has_types = cls is ElectraModel
-        worst, example = self_check(name, module, fixture, has_types, output)
+        has_types = cls in TOKEN_TYPES
+        worst, example = self_check(name, module, fixture, has_types, outputs)
         inputs = ['input_ids', 'attention_mask'] + (['token_type_ids'] if has_types else [])
         axes = {n: {0: 'batch_size', 1: 'sequence_length'} for n in inputs}
-        axes[output] = {0: 'batch_size', 1: 'sequence_length'} if output == 'last_hidden_state' else {0: 'batch_size'}
+        for output in outputs:  # a sequence classifier's logits are per text; the rest per token
+            axes[output] = {0: 'batch_size'} if cls in SEQUENCE else {0: 'batch_size', 1: 'sequence_length'}
         directory = os.path.join(OUT, name)
         os.makedirs(directory, exist_ok=True)
         path = os.path.join(directory, 'model.onnx')
-        torch.onnx.export(module, example, path, input_names=inputs, output_names=[output], dynamic_axes=axes,
+        torch.onnx.export(module, example, path, input_names=inputs, output_names=outputs, dynamic_axes=axes,
                           opset_version=OPSET, do_constant_folding=True)
-        count, unnamed = check_export(path, module, inputs, output)
+        count, unnamed = check_export(path, module, inputs, outputs)
+        if name in WITH_CONFIG:
+            with open(os.path.join(directory, 'config.json'), 'w') as f:
+                json.dump(config, f, indent=2)
+                f.write('\n')
         with open(os.path.join(directory, 'tokenizer.json'), 'w') as f:
             json.dump(tokenizer(config['vocab_size']), f, indent=1)
             f.write('\n')
         print('%-30s %7d bytes, %2d initializers (%2d onnx::MatMul_N), %s within %.1e of the fixture'
-              % (name, os.path.getsize(path), count, unnamed, output, worst))
+              % (name, os.path.getsize(path), count, unnamed, ', '.join(outputs), worst))
 
 
 if __name__ == '__main__':

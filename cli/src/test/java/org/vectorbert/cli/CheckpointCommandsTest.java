@@ -63,34 +63,55 @@ class CheckpointCommandsTest {
 
     /**
      * The other families' ONNX exports (convert's test resources): given to {@code --model} as they are, each is converted
-     * once and inspected as its family, with no problem found between config, weights and tokenizer; a classifier
-     * export's head is left out, and stderr says so; {@code convert --from-onnx} writes the same directory.
+     * once and inspected as its family, with no problem found between config, weights and tokenizer; a *ForXxx class's
+     * export brings its task head, and stderr says so; {@code convert --from-onnx} writes the same directory.
      */
     @ParameterizedTest
     @CsvSource(delimiter = '|', textBlock = """
-            distilbert         | 36 | distilbert (DistilBERT family), 2 layers, hidden 32, 4 heads, intermediate 64, vocab 128, 32 positions, gelu, post-LN
-            roberta            | 37 | roberta (RoBERTa family), 2 layers, hidden 32, 4 heads, intermediate 64, vocab 160, 34 positions, gelu, post-LN
-            xlm-roberta-seqcls | 37 | xlm-roberta (RoBERTa family), 2 layers, hidden 32, 4 heads, intermediate 64, vocab 150, 34 positions, gelu, post-LN
-            electra            | 39 | electra (ELECTRA family), 2 layers, hidden 32 (embeddings 16), 4 heads, intermediate 64, vocab 128, 32 positions, gelu, post-LN
+            distilbert         | 36 | distilbert (DistilBERT family), 2 layers, hidden 32, 4 heads, intermediate 64, vocab 128, 32 positions, gelu, post-LN | pooler no, sequence classifier no, token classifier no, question answering no
+            roberta            | 37 | roberta (RoBERTa family), 2 layers, hidden 32, 4 heads, intermediate 64, vocab 160, 34 positions, gelu, post-LN | pooler no, sequence classifier no, token classifier no, question answering no
+            xlm-roberta-seqcls | 41 | xlm-roberta (RoBERTa family), 2 layers, hidden 32, 4 heads, intermediate 64, vocab 150, 34 positions, gelu, post-LN | pooler no, sequence classifier yes, token classifier no, question answering no
+            electra            | 39 | electra (ELECTRA family), 2 layers, hidden 32 (embeddings 16), 4 heads, intermediate 64, vocab 128, 32 positions, gelu, post-LN | pooler no, sequence classifier no, token classifier no, question answering no
+            bert-tokcls        | 39 | bert (BERT family), 2 layers, hidden 32, 4 heads, intermediate 64, vocab 128, 32 positions, gelu, post-LN | pooler no, sequence classifier no, token classifier yes, question answering no
+            roberta-qa         | 39 | roberta (RoBERTa family), 2 layers, hidden 32, 4 heads, intermediate 64, vocab 160, 34 positions, gelu, post-LN | pooler no, sequence classifier no, token classifier no, question answering yes
             """)
-    void inspectAFamilysOnnxExport(String name, int tensors, String config) {
+    void inspectAFamilysOnnxExport(String name, int tensors, String config, String heads) {
         Path onnx = OnnxFamilies.export(name, dir);
         ModelCommandsTest.withProperties(Map.of("vectorbert.home", dir.resolve("home").toString()), () -> {
             var inspected = run("inspect", "--model", onnx.toString());
             assertEquals(0, inspected.exit(), inspected.err());
             assertTrue(inspected.err().contains("converting the ONNX export " + onnx), inspected.err());
-            assertEquals(name.endsWith("-seqcls"), inspected.err().contains("left out the export's task head, classifier.dense.bias [32]"),
-                    inspected.err());
+            assertEquals(heads.contains("yes"), inspected.err().contains(": imported the export's "), inspected.err());
+            assertFalse(inspected.err().contains("left out"), inspected.err());
             assertTrue(inspected.out().contains("config:     " + config + "\n"), inspected.out());
             assertTrue(inspected.out().contains("tensors:    " + tensors + ", "), inspected.out());
-            assertTrue(inspected.out().contains("heads:      masked-LM no, pooler no, sequence classifier no, token classifier no,"
-                    + " question answering no"), inspected.out());
+            assertTrue(inspected.out().contains("heads:      masked-LM no, " + heads), inspected.out());
             assertFalse(inspected.out().contains("problem:"), inspected.out());
         });
         Path out = dir.resolve(name + "-converted");
         var converted = run("convert", "--from-onnx", onnx.toString(), "--out", out.toString());
         assertEquals(0, converted.exit(), converted.err());
         assertTrue(converted.err().contains("wrote " + out + ": " + tensors + " tensors, "), converted.err());
+    }
+
+    /**
+     * A BERT cross-encoder's ONNX export (BertForSequenceClassification with one logit) reranks straight from
+     * {@code --model}, and the token classifier's export names its entities with the labels of the config.json
+     * optimum writes beside it.
+     */
+    @Test
+    void onnxExportsOfTaskModelsRunTheirTasks() {
+        Path crossEncoder = OnnxFamilies.export("bert-seqcls", dir);
+        Path tagger = OnnxFamilies.export("bert-tokcls", dir);
+        ModelCommandsTest.withProperties(Map.of("vectorbert.home", dir.resolve("home").toString()), () -> {
+            var reranked = run("rerank", "--model", crossEncoder.toString(), "--json", "--query", "t5 t6", "t7 t8 t9", "t10", "t5 t6 t11");
+            assertEquals(0, reranked.exit(), reranked.err());
+            assertTrue(reranked.out().matches("\\[\\{\"index\":\\d,\"score\":[-0-9.eE]+}(,\\{\"index\":\\d,\"score\":[-0-9.eE]+}){2}]\n"),
+                    reranked.out());
+            var tagged = run("ner", "--model", tagger.toString(), "--json", "--ignore-labels", "", "t20 t21 t22");
+            assertEquals(0, tagged.exit(), tagged.err());
+            assertTrue(tagged.out().matches("\\[(\\{\"entity\":\"(O|B-PER|I-PER|B-LOC|I-LOC)\"[^}]*},?){3}]\n"), tagged.out());
+        });
     }
 
     @Test

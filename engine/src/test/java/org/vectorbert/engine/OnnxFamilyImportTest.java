@@ -24,14 +24,17 @@ import org.vectorbert.loader.Tensor;
  * family fixtures' weights as optimum-style torch.onnx exports) is imported into a model directory whose weights are
  * the fixture's bit for bit, and whose last hidden state, computed by the engine, is the independent PyTorch
  * reference's ({@code expected.safetensors}) within 1e-5 at every unpadded position of every case, and exactly what
- * the engine computes from the fixture's own Hugging Face directory at every position.
+ * the engine computes from the fixture's own Hugging Face directory at every position. An export of a {@code *ForXxx}
+ * class brings its task head (sequence or token classification, question answering), whose logits are the
+ * reference's and, bit for bit, the fixture directory's.
  */
 class OnnxFamilyImportTest {
     private static final double TOLERANCE = 1e-5;
 
     @ParameterizedTest
     @CsvSource({"distilbert, distilbert-mlm", "distilbert-sinusoidal-seqcls, distilbert-sinusoidal-seqcls", "roberta, roberta-mlm",
-        "xlm-roberta-seqcls, xlm-roberta-seqcls-regression", "electra, electra-discriminator"})
+        "xlm-roberta-seqcls, xlm-roberta-seqcls-regression", "electra, electra-discriminator", "bert-seqcls, bert-seqcls-1label",
+        "bert-tokcls, bert-tokcls", "roberta-qa, roberta-qa"})
     void anImportedExportComputesWhatPyTorchComputes(String export, String fixture, @TempDir Path dir) throws IOException {
         Path imported = OnnxFamilies.imported(export, dir);
         Path reference = FamilyReferenceTest.resource(fixture);
@@ -39,7 +42,7 @@ class OnnxFamilyImportTest {
         try (BertCheckpoint in = BertCheckpoint.open(imported);
              SafetensorsFile original = SafetensorsFile.open(reference.resolve("model.safetensors"))) {
             for (Tensor t : in.tensors().values()) {
-                String name = Stream.of("", "distilbert.", "roberta.", "electra.").map(p -> p + t.name())
+                String name = Stream.of("", "distilbert.", "roberta.", "electra.", "bert.").map(p -> p + t.name())
                         .filter(original.tensors()::containsKey).findFirst().orElseThrow(() -> new AssertionError(t.name() + " is not in " + fixture));
                 assertArrayEquals(original.tensor(name).shape(), t.shape(), name);
                 assertArrayEquals(original.tensor(name).toFloatArray(), t.toFloatArray(), name + ": the fixture's values, in its layout");
@@ -48,15 +51,27 @@ class OnnxFamilyImportTest {
 
         BertModel model = BertModel.load(imported);
         BertModel direct = BertModel.load(reference);
+        // The export's task head (a *ForXxx class's) comes along, and gives the reference's logits; an encoder's export has none.
+        HeadKind task = FamilyReferenceTest.task(fixture);
+        FamilyReferenceTest.assertMatchesReference(export, model, reference, false, task);
         assertEquals(direct.config().padTokenId(), model.config().padTokenId());
         JsonNode cases = new ObjectMapper().readTree(reference.resolve("inputs.json").toFile());
         try (SafetensorsFile expected = SafetensorsFile.open(reference.resolve("expected.safetensors"))) {
             for (int k = 0; k < cases.size(); k++) {
                 JsonNode c = cases.get(k);
                 Batch batch = FamilyReferenceTest.batch(c, model.config().padTokenId());
-                float[] got = model.forward(batch, BertModel.Request.lastHiddenState()).lastHiddenState();
-                float[] same = direct.forward(batch, BertModel.Request.lastHiddenState()).lastHiddenState();
-                assertArrayEquals(same, got, export + " case" + k + ": the engine on the fixture's own directory");
+                BertModel.Request request = BertModel.Request.lastHiddenState();
+                if (task != null) {
+                    request = request.withHead(task, task == HeadKind.SEQUENCE_CLASSIFIER ? null
+                            : java.util.stream.IntStream.range(0, batch.rows()).toArray());
+                }
+                BertModel.Output imports = model.forward(batch, request);
+                BertModel.Output directly = direct.forward(batch, request);
+                float[] got = imports.lastHiddenState();
+                assertArrayEquals(directly.lastHiddenState(), got, export + " case" + k + ": the engine on the fixture's own directory");
+                if (task != null) {
+                    assertArrayEquals(directly.heads().get(task), imports.heads().get(task), export + " case" + k + ": " + task);
+                }
                 float[] want = expected.tensor("case" + k + ".last_hidden_state").toFloatArray();
                 assertEquals(want.length, got.length, export + " case" + k);
                 JsonNode mask = c.get("attention_mask");

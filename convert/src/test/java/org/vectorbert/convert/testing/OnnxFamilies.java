@@ -10,22 +10,30 @@ import org.vectorbert.convert.OnnxImport;
 import org.vectorbert.loader.ModelResolver;
 
 /**
- * The family exports in this module's test resources ({@code onnx/families/NAME/}: model.onnx and tokenizer.json,
- * written by tools/torch-reference/export_family_onnx.py from the engine's family fixtures), for the engine's and
- * the command line's tests through this module's test-jar, where the files sit inside a jar.
+ * The family exports in this module's test resources ({@code onnx/families/NAME/}: model.onnx, tokenizer.json and
+ * sometimes config.json, written by tools/torch-reference/export_family_onnx.py from the engine's family fixtures),
+ * for the engine's and the command line's tests through this module's test-jar, where the files sit inside a jar.
  */
 public final class OnnxFamilies {
-    /** The exports: DistilBertModel, DistilBertForSequenceClassification (sinusoidal positions), RobertaModel, XLMRobertaForSequenceClassification, ElectraModel. */
-    public static final List<String> NAMES = List.of("distilbert", "distilbert-sinusoidal-seqcls", "roberta", "xlm-roberta-seqcls", "electra");
+    /**
+     * The exports: DistilBertModel, DistilBertForSequenceClassification (sinusoidal positions), RobertaModel,
+     * XLMRobertaForSequenceClassification, ElectraModel, BertForSequenceClassification (one logit, a cross-encoder's
+     * shape), BertForTokenClassification (with optimum's config.json beside it) and RobertaForQuestionAnswering.
+     */
+    public static final List<String> NAMES = List.of("distilbert", "distilbert-sinusoidal-seqcls", "roberta", "xlm-roberta-seqcls", "electra",
+            "bert-seqcls", "bert-tokcls", "roberta-qa");
 
     private OnnxFamilies() {}
 
-    /** Export {@code name} copied into {@code dir/name/} with its tokenizer.json beside it; returns the .onnx file. */
+    /** Export {@code name} copied into {@code dir/name/} with its tokenizer.json (and config.json) beside it; returns the .onnx file. */
     public static Path export(String name, Path dir) {
         try {
             Path to = Files.createDirectories(dir.resolve(name));
-            for (String file : List.of("model.onnx", "tokenizer.json")) {
+            for (String file : List.of("model.onnx", "tokenizer.json", "config.json")) {
                 try (InputStream in = OnnxFamilies.class.getClassLoader().getResourceAsStream("onnx/families/" + name + "/" + file)) {
+                    if (in == null && file.equals("config.json")) {
+                        continue;   // only some exports have one
+                    }
                     if (in == null) {
                         throw new IllegalArgumentException("no export onnx/families/" + name + "/" + file + " on the test class path");
                     }
