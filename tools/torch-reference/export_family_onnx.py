@@ -6,7 +6,7 @@ text-classification exports, for vectorbert's ONNX importer tests.
     /usr/bin/python3 tools/torch-reference/export_family_onnx.py      # no arguments; a few seconds, the same bytes every run
 
 Each export rebuilds a model from engine/src/test/resources/families/<fixture>/model.safetensors as plain torch modules
-(nn.Embedding, nn.Linear, nn.LayerNorm) written from transformers' modeling_distilbert.py, modeling_roberta.py and
+(nn.Embedding, nn.Linear, nn.LayerNorm) written from transformers' modeling_distilbert.py, modeling_roberta.py,
 modeling_electra.py and modeling_bert.py (eager attention); transformers itself is not used. Parameter names are exactly the Hugging Face
 state-dict names of the class exported: no prefix for a *Model (DistilBertModel's embeddings.word_embeddings.weight),
 the class's prefix plus its head for a *ForSequenceClassification. Buffers are registered as transformers registers them
