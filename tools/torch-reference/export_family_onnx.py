@@ -7,9 +7,9 @@ text-classification exports, for vectorbert's ONNX importer tests.
 
 Each export rebuilds a model from engine/src/test/resources/families/<fixture>/model.safetensors as plain torch modules
 (nn.Embedding, nn.Linear, nn.LayerNorm) written from transformers' modeling_distilbert.py, modeling_roberta.py,
-modeling_electra.py and modeling_bert.py (eager attention); transformers itself is not used. Parameter names are exactly the Hugging Face
-state-dict names of the class exported: no prefix for a *Model (DistilBertModel's embeddings.word_embeddings.weight),
-the class's prefix plus its head for a *ForSequenceClassification. Buffers are registered as transformers registers them
+modeling_electra.py and modeling_bert.py (eager attention); transformers itself is not used. Parameter names are
+exactly the Hugging Face state-dict names of the class exported: no prefix for a *Model (DistilBertModel's
+embeddings.word_embeddings.weight), the class's prefix plus its head for a *ForXxx class. Buffers are registered as transformers registers them
 (position_ids, and token_type_ids where the model falls back on it), so the graphs carry the same int64 initializers
 real exports carry. torch.onnx.export then writes it as optimum does: inputs input_ids, attention_mask and, for ELECTRA
 only, token_type_ids (int64, dynamic batch and sequence axes), output last_hidden_state (or logits for a classifier),
