@@ -47,7 +47,11 @@ final class HttpFront extends Handler.Abstract {
     /** @param readBody whether the request has a JSON body */
     private record Route(String method, String name, Gate gate, boolean readBody, Endpoint endpoint) {}
 
-    private static final Set<String> PUBLIC = Set.of("/health");
+    /**
+     * Routes open without the API key: /health for probes, and the API's description with its page (its assets are
+     * served before any check), which a browser opens without an Authorization header; Swagger UI then takes the key.
+     */
+    private static final Set<String> PUBLIC = Set.of("/health", "/openapi.json", "/docs");
 
     private final ServerOptions options;
     private final ServerMetrics metrics;

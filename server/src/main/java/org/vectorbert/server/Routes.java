@@ -592,8 +592,9 @@ final class Routes {
      * with several masks, a list of candidates per mask; for a list of texts, one such answer each.
      */
     Object fillMask(JsonNode body) {
-        FillMask base = models.fillMask().orElseThrow(() -> ApiError.validation(
-                "this model has no masked-language-model head (its checkpoint holds none of the head's weights), so it cannot fill masks"));
+        // 424 as TEI answers a task the model lacks (/rerank, /predict), and as the other task routes here do.
+        FillMask base = models.fillMask().orElseThrow(() -> new ApiError(424, "Backend",
+                "Model has no masked-language-model head (its checkpoint holds none of the head's weights), so it cannot fill masks"));
         JsonNode inputs = body.get("inputs");
         List<String> texts = Json.texts(body, "inputs", options.maxClientBatchSize());
         FillMaskOptions asked = base.options();

@@ -325,10 +325,14 @@ class ServerTest {
     }
 
     @Test
-    void anApiKeyGuardsEveryRouteButHealth() throws Exception {
+    void anApiKeyGuardsEveryRouteButHealthAndTheDescription() throws Exception {
         try (EmbeddingServer guarded = EmbeddingServer.start(ServerOptions.defaults().withPort(0).withApiKey("s3cret"))) {
             guarded.ready(Models.of("bert-base-uncased", embeddings));
             assertEquals(200, get(guarded, "health").statusCode());
+            // What a browser's address bar opens, with no Authorization header: the page, its assets and the document it reads.
+            for (String open : List.of("docs", "docs/swagger-ui-bundle.js", "docs/swagger-ui.css", "openapi.json")) {
+                assertEquals(200, get(guarded, open).statusCode(), open);
+            }
             assertError(post(guarded, "embed", "{\"inputs\": \"a\"}"), 401, "Unauthorized", "Authorization: Bearer");
             assertEquals(401, get(guarded, "metrics").statusCode());
             HttpResponse<String> wrong = HTTP.send(HttpRequest.newBuilder(guarded.uri().resolve("info")).header("Authorization", "Bearer nope")
