@@ -4,7 +4,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.langchain4j.data.segment.TextSegment;
 import dev.langchain4j.model.scoring.onnx.OnnxScoringModel;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,6 +43,10 @@ import org.vectorbert.tokenizer.Tokenizer;
  * MINILM_DIR is {@code vectorbert convert --from-onnx} of langchain4j's MiniLM jar; HEAD_DIR the committed rerank head
  * (engine/src/test/resources/minilm-heads/rerank); ONNX_DIR holds the export as model.onnx; the checkpoint vectorbert
  * reads is assembled under WORK_DIR as the engine's MiniLmTrainedHeadsTest assembles it.
+ *
+ * <p>With {@code -Drerank.serve=BIN/vectorbert}, each round also sends the same query and passages to {@code vectorbert
+ * serve} over loopback as one TEI {@code POST /rerank} (raw scores), the server a child process started here on that
+ * checkpoint and idle while the other two run: pairs/s through HTTP beside the library's, and their ratio.
  */
 public final class RerankSideBySide {
     private static final String QUERY = "May I distribute modified copies of the program, and must I give the source code with them?";
@@ -85,35 +95,106 @@ public final class RerankSideBySide {
         System.out.printf("scores: largest |vectorbert - ONNX Runtime| logit difference %.2e over %d pairs; best passage %d / %d%n",
                 worst, ours.length, argmax(ours), argmax(theirs.stream().mapToDouble(Double::doubleValue).toArray()));
 
-        for (int w = 0; w < 2; w++) {   // warm both up: JIT, ONNX Runtime's arena
-            reranker.scores(QUERY, passages, true);
-            onnxModel.scoreAll(segments, QUERY);
+        String launcher = System.getProperty("rerank.serve");
+        Server server = launcher == null ? null : Server.start(launcher, checkpoint, passages.size());
+        try {
+            String body = new ObjectMapper().writeValueAsString(Map.of("query", QUERY, "texts", passages, "raw_scores", true));
+            for (int w = 0; w < 2; w++) {   // warm all up: JIT, ONNX Runtime's arena, the server's passes
+                reranker.scores(QUERY, passages, true);
+                onnxModel.scoreAll(segments, QUERY);
+                if (server != null) {
+                    server.rerank(body);
+                }
+            }
+            double[] vb = new double[rounds];
+            double[] lc = new double[rounds];
+            double[] sv = new double[rounds];
+            double[] ratio = new double[rounds];
+            double[] served = new double[rounds];
+            for (int r = 0; r < rounds; r++) {
+                long t0 = System.nanoTime();
+                reranker.scores(QUERY, passages, true);
+                long t1 = System.nanoTime();
+                onnxModel.scoreAll(segments, QUERY);
+                long t2 = System.nanoTime();
+                vb[r] = passages.size() / ((t1 - t0) / 1e9);
+                lc[r] = passages.size() / ((t2 - t1) / 1e9);
+                ratio[r] = vb[r] / lc[r];
+                String line = String.format("round %2d: vectorbert %.1f pairs/s (%.0f ms), langchain4j OnnxScoringModel %.1f pairs/s (%.0f ms): %.2fx",
+                        r + 1, vb[r], (t1 - t0) / 1e6, lc[r], (t2 - t1) / 1e6, ratio[r]);
+                if (server != null) {
+                    long t3 = System.nanoTime();
+                    server.rerank(body);
+                    long t4 = System.nanoTime();
+                    sv[r] = passages.size() / ((t4 - t3) / 1e9);
+                    served[r] = sv[r] / vb[r];
+                    line += String.format("; POST /rerank %.1f pairs/s (%.0f ms): %.2fx the library", sv[r], (t4 - t3) / 1e6, served[r]);
+                }
+                System.out.println(line);
+            }
+            double vbm = median(vb);
+            double lcm = median(lc);
+            System.out.println();
+            System.out.printf("| | pairs/s (median of %d) | / OnnxScoringModel |%n|---|---|---|%n", rounds);
+            System.out.printf("| langchain4j OnnxScoringModel 1.0.0-beta2 (ONNX Runtime 1.20) | %.1f | 1.00 |%n", lcm);
+            System.out.printf("| vectorbert Reranker.scores | %.1f | %.2f |%n", vbm, vbm / lcm);
+            if (server != null) {
+                System.out.printf("| vectorbert serve, POST /rerank (loopback, one request of %d passages) | %.1f | %.2f |%n", passages.size(),
+                        median(sv), median(sv) / lcm);
+            }
+            // Each round's runs are back to back, so the round's ratio is what load from elsewhere disturbs least.
+            System.out.println("ratio per round: " + spread(ratio) + " vectorbert / OnnxScoringModel");
+            if (server != null) {
+                System.out.println("ratio per round: " + spread(served) + " POST /rerank / Reranker.scores");
+            }
+        } finally {
+            if (server != null) {
+                server.stop();
+            }
         }
-        double[] vb = new double[rounds];
-        double[] lc = new double[rounds];
-        double[] ratio = new double[rounds];
-        for (int r = 0; r < rounds; r++) {
-            long t0 = System.nanoTime();
-            reranker.scores(QUERY, passages, true);
-            long t1 = System.nanoTime();
-            onnxModel.scoreAll(segments, QUERY);
-            long t2 = System.nanoTime();
-            vb[r] = passages.size() / ((t1 - t0) / 1e9);
-            lc[r] = passages.size() / ((t2 - t1) / 1e9);
-            ratio[r] = vb[r] / lc[r];
-            System.out.printf("round %2d: vectorbert %.1f pairs/s (%.0f ms), langchain4j OnnxScoringModel %.1f pairs/s (%.0f ms): %.2fx%n",
-                    r + 1, vb[r], (t1 - t0) / 1e6, lc[r], (t2 - t1) / 1e6, ratio[r]);
-        }
-        double vbm = median(vb);
-        double lcm = median(lc);
-        System.out.println();
-        System.out.printf("| | pairs/s (median of %d) | / OnnxScoringModel |%n|---|---|---|%n", rounds);
-        System.out.printf("| langchain4j OnnxScoringModel 1.0.0-beta2 (ONNX Runtime 1.20) | %.1f | 1.00 |%n", lcm);
-        System.out.printf("| vectorbert Reranker.scores | %.1f | %.2f |%n", vbm, vbm / lcm);
-        // Each round's two runs are back to back, so the round's ratio is what load from elsewhere disturbs least.
+    }
+
+    private static String spread(double[] ratio) {
         double[] sorted = ratio.clone();
         Arrays.sort(sorted);
-        System.out.printf("ratio per round: median %.2fx, range %.2f-%.2fx%n", median(ratio), sorted[0], sorted[sorted.length - 1]);
+        return String.format("median %.2fx, range %.2f-%.2fx", median(ratio), sorted[0], sorted[sorted.length - 1]);
+    }
+
+    /** {@code vectorbert serve} as a child process on a free loopback port, taking {@code passages} texts a request. */
+    private record Server(Process process, URI rerank, HttpClient http) {
+        static Server start(String launcher, Path checkpoint, int passages) throws IOException {
+            Process p = new ProcessBuilder(launcher, "serve", "--model", checkpoint.toString(), "--port", "0",
+                    "--max-client-batch-size", Integer.toString(Math.max(32, passages))).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            BufferedReader err = new BufferedReader(new InputStreamReader(p.getErrorStream(), StandardCharsets.UTF_8));
+            for (String line; (line = err.readLine()) != null; ) {
+                int at = line.indexOf("ready on http");
+                if (at >= 0) {
+                    // Keep reading its stderr, so the server never blocks on a full pipe.
+                    Thread.ofVirtual().start(() -> err.lines().forEach(l -> { }));
+                    String url = line.substring(at + "ready on ".length()).trim();
+                    return new Server(p, URI.create(url.endsWith("/") ? url + "rerank" : url + "/rerank"), HttpClient.newHttpClient());
+                }
+            }
+            throw new IOException(launcher + " serve ended before it was ready (exit " + p.onExit().join().exitValue() + ")");
+        }
+
+        void rerank(String body) throws IOException {
+            try {
+                HttpResponse<String> r = http.send(HttpRequest.newBuilder(rerank).header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+                if (r.statusCode() != 200) {
+                    throw new IOException("POST /rerank answered " + r.statusCode() + ": " + r.body());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException(e);
+            }
+        }
+
+        void stop() {
+            process.destroy();
+            process.onExit().join();
+        }
     }
 
     /** Passages of about {@code tokens} tokens each (the pair with the query a few more), cut from the licence texts. */
