@@ -169,8 +169,14 @@ public final class RerankSideBySide {
             for (String line; (line = err.readLine()) != null; ) {
                 int at = line.indexOf("ready on http");
                 if (at >= 0) {
-                    // Keep reading its stderr, so the server never blocks on a full pipe.
-                    Thread.ofVirtual().start(() -> err.lines().forEach(l -> { }));
+                    // Keep reading its stderr, so the server never blocks on a full pipe; the stream closes when it stops.
+                    Thread.ofVirtual().start(() -> {
+                        try {
+                            err.transferTo(java.io.Writer.nullWriter());
+                        } catch (IOException closed) {
+                            // the server has stopped
+                        }
+                    });
                     String url = line.substring(at + "ready on ".length()).trim();
                     return new Server(p, URI.create(url.endsWith("/") ? url + "rerank" : url + "/rerank"), HttpClient.newHttpClient());
                 }
