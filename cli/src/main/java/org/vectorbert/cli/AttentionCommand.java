@@ -20,6 +20,7 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "attention",
         mixinStandardHelpOptions = true,
+        addMethodSubcommands = false,
         description = {"Explore a text's attention: bertviz's head, model and neuron views in one HTML page that works offline, "
                 + "and the head view as a PNG.",
             "The page holds its own script and numbers (attention at 8-bit precision, deflated), so it opens from a file with "

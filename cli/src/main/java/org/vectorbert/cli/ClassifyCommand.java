@@ -17,6 +17,7 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "classify",
         mixinStandardHelpOptions = true,
+        addMethodSubcommands = false,
         description = "Label texts (or text pairs) with a sequence-classification model, as Hugging Face's text-classification pipeline does.",
         footer = {"", "Examples:",
             "  vectorbert classify --model path/to/sentiment-model \"I loved it.\" \"Never again.\"",

@@ -14,6 +14,7 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "convert",
         mixinStandardHelpOptions = true,
+        addMethodSubcommands = false,
         description = {
             "Convert a TensorFlow BERT checkpoint or a BERT-family ONNX export into a Hugging Face model directory",
             "(config.json, model.safetensors, the tokenizer files, and sentence-transformers files where there are some)."},

@@ -21,6 +21,7 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "embed",
         mixinStandardHelpOptions = true,
+        addMethodSubcommands = false,
         description = {"Turn texts into vectors: one pooled vector per text, or every token's vector.",
             "A sentence-transformers model's own settings (pooling, normalisation, maximum length, prompts) apply unless an option says otherwise."},
         footer = {"", "Examples:",

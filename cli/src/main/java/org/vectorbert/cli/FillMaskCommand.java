@@ -18,6 +18,7 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "fill-mask",
         mixinStandardHelpOptions = true,
+        addMethodSubcommands = false,
         description = "Predict the words behind each [MASK] of a text, as Hugging Face's fill-mask pipeline does.",
         footer = {"", "Examples:",
             "  vectorbert fill-mask \"Paris is the [MASK] of France.\"",

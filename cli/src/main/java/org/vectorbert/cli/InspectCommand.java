@@ -26,6 +26,7 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "inspect",
         mixinStandardHelpOptions = true,
+        addMethodSubcommands = false,
         description = "Show a model's configuration and tensors: names, dtypes, shapes, parameter and byte counts.",
         footer = {"", "Examples:",
             "  vectorbert inspect                       (the default bert-base-uncased)",

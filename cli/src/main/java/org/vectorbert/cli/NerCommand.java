@@ -17,6 +17,7 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "ner",
         mixinStandardHelpOptions = true,
+        addMethodSubcommands = false,
         description = "Find named entities (or any token labels) with a token-classification model, as Hugging Face's "
                 + "token-classification pipeline does.",
         footer = {"", "Examples:",

@@ -18,6 +18,7 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "qa",
         mixinStandardHelpOptions = true,
+        addMethodSubcommands = false,
         description = "Answer a question from a context with an extractive question-answering model, as Hugging Face's "
                 + "question-answering pipeline does.",
         footer = {"", "Examples:",

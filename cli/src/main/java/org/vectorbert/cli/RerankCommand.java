@@ -17,6 +17,7 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "rerank",
         mixinStandardHelpOptions = true,
+        addMethodSubcommands = false,
         description = "Order texts by how well they answer a query, with a cross-encoder (a one-label sequence-classification model), "
                 + "as TEI's /rerank does.",
         footer = {"", "Examples:",

@@ -20,6 +20,7 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "serve",
         mixinStandardHelpOptions = true,
+        addMethodSubcommands = false,
         description = {"Serve embeddings and fill-mask over HTTP, in the shapes of Hugging Face's text-embeddings-inference "
                 + "(/embed, /embed_all, /tokenize, /decode, /info, /health, /metrics), OpenAI's embeddings API (/v1/embeddings) "
                 + "and Hugging Face's inference API (/fill-mask); /docs describes every route.",

@@ -19,6 +19,7 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "tokenize",
         mixinStandardHelpOptions = true,
+        addMethodSubcommands = false,
         description = {
             "Split texts into tokens and ids, with character offsets, as the model's Hugging Face tokenizer does (WordPiece, byte-level BPE or Unigram, from tokenizer.json or the older files).",
             "Without --model or --vocab it uses bert-base-uncased, fetched through Maven on first use."},
