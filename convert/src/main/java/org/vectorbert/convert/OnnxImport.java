@@ -249,8 +249,9 @@ public final class OnnxImport {
     }
 
     /**
-     * What an export imports as: the encoder's weights, config.json, and the weights left out (a task
-     * head's, named with their shapes for the log).
+     * What an export imports as: the encoder's weights with its task head's, config.json, the weights
+     * left out (part of a head, a masked-LM head: named with their shapes for the log), and the task
+     * head imported, described for the log (null when there is none).
      */
     record Imported(List<Weight> weights, ObjectNode config, List<String> leftOut, String head) {}
 
