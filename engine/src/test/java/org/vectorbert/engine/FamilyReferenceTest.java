@@ -33,6 +33,19 @@ class FamilyReferenceTest {
         assertMatchesReference(name, BertModel.load(dir), dir, name.endsWith("-mlm"), task(name));
     }
 
+    /** The last hidden state of {@code batch}, with the MLM logits ({@code mlm}) and {@code task}'s outputs at every row. */
+    static BertModel.Request request(Batch batch, boolean mlm, HeadKind task) {
+        BertModel.Request request = BertModel.Request.lastHiddenState();
+        int[] everyRow = IntStream.range(0, batch.rows()).toArray();
+        if (mlm) {
+            request = request.withMlmLogitsAt(everyRow);
+        }
+        if (task != null) {
+            request = request.withHead(task, task == HeadKind.SEQUENCE_CLASSIFIER ? null : everyRow);
+        }
+        return request;
+    }
+
     /** The task head a fixture's name says it has (-seqcls, -tokcls, -qa), or null. */
     static HeadKind task(String name) {
         return name.contains("-seqcls") ? HeadKind.SEQUENCE_CLASSIFIER : name.endsWith("-tokcls") ? HeadKind.TOKEN_CLASSIFIER
@@ -53,15 +66,7 @@ class FamilyReferenceTest {
         try (SafetensorsFile expected = SafetensorsFile.open(dir.resolve("expected.safetensors"))) {
             for (int k = 0; k < cases.size(); k++) {
                 Batch batch = batch(cases.get(k), model.config().padTokenId());
-                BertModel.Request request = BertModel.Request.lastHiddenState();
-                int[] everyRow = IntStream.range(0, batch.rows()).toArray();
-                if (mlm) {
-                    request = request.withMlmLogitsAt(everyRow);
-                }
-                if (task != null) {
-                    request = request.withHead(task, task == HeadKind.SEQUENCE_CLASSIFIER ? null : everyRow);
-                }
-                BertModel.Output out = model.forward(batch, request);
+                BertModel.Output out = model.forward(batch, request(batch, mlm, task));
                 String c = "case" + k;
                 double hidden = ReferenceTest.maxAbsDiff(expected, c + ".last_hidden_state", out.lastHiddenState());
                 assertTrue(hidden <= TOLERANCE, name + " " + c + ": last hidden state differs by " + hidden);

@@ -60,11 +60,7 @@ class OnnxFamilyImportTest {
             for (int k = 0; k < cases.size(); k++) {
                 JsonNode c = cases.get(k);
                 Batch batch = FamilyReferenceTest.batch(c, model.config().padTokenId());
-                BertModel.Request request = BertModel.Request.lastHiddenState();
-                if (task != null) {
-                    request = request.withHead(task, task == HeadKind.SEQUENCE_CLASSIFIER ? null
-                            : java.util.stream.IntStream.range(0, batch.rows()).toArray());
-                }
+                BertModel.Request request = FamilyReferenceTest.request(batch, false, task);
                 BertModel.Output imports = model.forward(batch, request);
                 BertModel.Output directly = direct.forward(batch, request);
                 float[] got = imports.lastHiddenState();
