@@ -215,7 +215,8 @@ public record BertConfig(
         o.put("layer_norm_eps", layerNormEps);
         o.put("pad_token_id", padTokenId);
         o.put("position_embedding_type", positionEmbeddingType);
-        if (embeddingSize != hiddenSize) {
+        // ELECTRA's config reads a missing embedding_size as 128, not as the hidden size: always written for it.
+        if (embeddingSize != hiddenSize || modelType.equals("electra")) {
             o.put("embedding_size", embeddingSize);
         }
         if (preLayerNorm) {

@@ -48,6 +48,11 @@ class FamilyTest {
         BertConfig c = config("{\"model_type\": \"electra\", \"embedding_size\": 128, \"hidden_size\": 256, \"num_attention_heads\": 4}");
         assertEquals(128, c.embeddingSize());
         assertEquals(256, c.hiddenSize());
+        // ELECTRA reads a missing embedding_size as 128: a config written for embeddings as wide as the hidden state
+        // (electra-base's 768) must say so, or it reads back as another model.
+        BertConfig base = config("{\"model_type\": \"electra\", \"embedding_size\": 768, \"hidden_size\": 768, \"num_attention_heads\": 12}");
+        assertEquals(768, base.toJson().get("embedding_size").asInt());
+        assertEquals(base, config(base.toJson().toString()));
     }
 
     @Test
