@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.vectorbert.convert.testing.ElectraReleases;
 import org.vectorbert.convert.testing.OnnxFamilies;
 import org.vectorbert.convert.testing.RealModels;
 
@@ -112,6 +113,26 @@ class CheckpointCommandsTest {
             assertEquals(0, tagged.exit(), tagged.err());
             assertTrue(tagged.out().matches("\\[(\\{\"entity\":\"(O|B-PER|I-PER|B-LOC|I-LOC)\"[^}]*},?){3}]\n"), tagged.out());
         });
+    }
+
+    /** Google's ELECTRA release layout: the discriminator by default, the generator for fill-mask when asked. */
+    @Test
+    void convertAnElectraReleaseThenFillMaskWithItsGenerator() {
+        Path release = ElectraReleases.write(dir.resolve("electra_small"));
+        var discriminator = run("convert", "--from-tf", release.toString(), "--out", dir.resolve("disc").toString());
+        assertEquals(0, discriminator.exit(), discriminator.err());
+        assertTrue(discriminator.err().contains("2 layers x 128 hidden"), discriminator.err());
+        var generator = run("convert", "--from-tf", release.toString(), "--electra-generator", "--out", dir.resolve("gen").toString());
+        assertEquals(0, generator.exit(), generator.err());
+        assertTrue(generator.err().contains("1 layers x 32 hidden"), generator.err());
+        var table = run("inspect", "--model", dir.resolve("gen").toString());
+        assertTrue(table.out().contains("config:     electra (ELECTRA family), 1 layers, hidden 32, 1 heads"), table.out());
+        var filled = run("fill-mask", "--model", dir.resolve("gen").toString(), "--json", "word7 [MASK] word9");
+        assertEquals(0, filled.exit(), filled.err());
+        assertEquals(5, filled.out().split("\"token_str\"", -1).length - 1, filled.out());
+        assertUserError(run("fill-mask", "--model", dir.resolve("disc").toString(), "word7 [MASK] word9"), "has no masked-language-model head");
+        assertUserError(run("convert", "--from-tf", jar().toString(), "--electra-generator", "--out", dir.resolve("x").toString()),
+                "not an ELECTRA checkpoint");
     }
 
     @Test

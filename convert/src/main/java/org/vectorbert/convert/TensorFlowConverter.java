@@ -16,7 +16,7 @@ public final class TensorFlowConverter implements ModelConverter {
 
     @Override
     public String marks() {
-        return "bert_model.ckpt.index or variables/variables.index";
+        return "bert_model.ckpt.index, variables/variables.index or a checkpoint's .index";
     }
 
     @Override

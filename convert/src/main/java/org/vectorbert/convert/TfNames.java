@@ -1,10 +1,20 @@
 package org.vectorbert.convert;
 
+import java.util.Collection;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.vectorbert.loader.LoaderException;
 import org.vectorbert.loader.WeightNames;
 
-/** TensorFlow BERT variable names to Hugging Face's. */
+/**
+ * TensorFlow variable names to Hugging Face's, for Google's two checkpoint layouts: BERT's ({@code bert/...},
+ * {@code cls/...}) and ELECTRA's pre-training checkpoints (google-research/electra), which hold two models. The
+ * discriminator is {@code electra/embeddings}, {@code electra/embeddings_project}, {@code electra/encoder} and its
+ * head {@code discriminator_predictions/dense} and {@code dense_1}; the generator is {@code generator/embeddings_project},
+ * {@code generator/encoder} and {@code generator_predictions} ({@code dense}, {@code LayerNorm}, {@code output_bias}),
+ * reading the discriminator's {@code electra/embeddings} unless it has its own {@code generator/embeddings} (ELECTRA's
+ * {@code untied_generator_embeddings}).
+ */
 final class TfNames {
     private TfNames() {}
 
@@ -13,27 +23,127 @@ final class TfNames {
     /** A TensorFlow variable's Hugging Face name, and whether its matrix must be transposed. */
     record Mapped(String name, boolean transpose) {}
 
-    /**
-     * Maps a TensorFlow BERT variable ({@code module/bert/encoder/layer_0/attention/self/query/kernel},
-     * {@code bert/...}, {@code cls/...}) to its Hugging Face name; null for variables inference does
-     * not use (optimizer slots, step counters).
-     */
-    static Mapped fromTensorFlow(String tfName) {
-        String n = tfName.startsWith("module/") ? tfName.substring("module/".length()) : tfName;
-        if (!(n.startsWith("bert/") || n.startsWith("cls/")) || n.endsWith("/adam_m") || n.endsWith("/adam_v")) {
+    /** Which model of a checkpoint is imported. */
+    enum Model {
+        BERT("bert."),
+        /** ELECTRA's discriminator, an encoder ({@code ElectraForPreTraining}); what fine-tuning starts from. */
+        ELECTRA_DISCRIMINATOR("electra."),
+        /** ELECTRA's generator, a masked language model ({@code ElectraForMaskedLM}). */
+        ELECTRA_GENERATOR("electra.");
+
+        /** The Hugging Face prefix of the encoder's weights. */
+        final String prefix;
+
+        Model(String prefix) {
+            this.prefix = prefix;
+        }
+
+        /** The transformers class the imported directory is. */
+        String architecture() {
+            return switch (this) {
+                case BERT -> "BertForMaskedLM";
+                case ELECTRA_DISCRIMINATOR -> "ElectraForPreTraining";
+                case ELECTRA_GENERATOR -> "ElectraForMaskedLM";
+            };
+        }
+    }
+
+    /** How one checkpoint's names map: the model imported, and whether an ELECTRA generator has its own embeddings. */
+    record Scheme(Model model, boolean generatorOwnEmbeddings) {
+        /** BERT's names, as every caller before ELECTRA knew them. */
+        static final Scheme BERT = new Scheme(Model.BERT, false);
+
+        /**
+         * The scheme of a checkpoint with these variable names; {@code generator} asks for an ELECTRA checkpoint's
+         * generator instead of its discriminator. Refuses a checkpoint with both BERT's and ELECTRA's names, and a
+         * generator asked of a checkpoint that has none.
+         */
+        static Scheme of(Collection<String> tfNames, boolean generator, String source) {
+            boolean bert = false;
+            boolean electra = false;
+            boolean generatorEncoder = false;
+            boolean generatorEmbeddings = false;
+            for (String name : tfNames) {
+                String n = withoutModule(name);
+                bert |= n.startsWith("bert/");
+                electra |= n.startsWith("electra/");
+                generatorEncoder |= n.startsWith("generator/encoder/");
+                generatorEmbeddings |= n.startsWith("generator/embeddings/");
+            }
+            if (bert && electra) {
+                throw new LoaderException(source + ": the checkpoint has both bert/ and electra/ variables; which model it is cannot be told");
+            }
+            if (!electra) {
+                if (generator) {
+                    throw new LoaderException(source + ": --electra-generator asks for an ELECTRA generator, but this is not an ELECTRA "
+                            + "checkpoint (no electra/ variables)");
+                }
+                return BERT;
+            }
+            if (generator && !generatorEncoder) {
+                throw new LoaderException(source + ": --electra-generator asks for the generator, but the checkpoint has none "
+                        + "(no generator/encoder variables): it holds the discriminator alone");
+            }
+            return new Scheme(generator ? Model.ELECTRA_GENERATOR : Model.ELECTRA_DISCRIMINATOR, generatorEmbeddings);
+        }
+
+        /**
+         * Maps a variable to its Hugging Face name; null for variables the model imported does not use (optimizer
+         * slots, step counters, the other ELECTRA model, heads of other names).
+         */
+        Mapped map(String tfName) {
+            String n = withoutModule(tfName);
+            if (n.endsWith("/adam_m") || n.endsWith("/adam_v")) {
+                return null;
+            }
+            return switch (model) {
+                case BERT -> bert(n);
+                case ELECTRA_DISCRIMINATOR -> discriminator(n);
+                case ELECTRA_GENERATOR -> generator(n);
+            };
+        }
+
+        private static Mapped bert(String n) {
+            return switch (n) {
+                case "cls/predictions/output_bias" -> new Mapped(WeightNames.MLM_BIAS, false);
+                case "cls/seq_relationship/output_weights" -> new Mapped("cls.seq_relationship.weight", false);
+                case "cls/seq_relationship/output_bias" -> new Mapped("cls.seq_relationship.bias", false);
+                default -> n.startsWith("bert/") || n.startsWith("cls/") ? path(n) : null;
+            };
+        }
+
+        private static Mapped discriminator(String n) {
+            if (n.startsWith("electra/")) {
+                return path(n);
+            } else if (n.startsWith("discriminator_predictions/dense_1/")) {
+                return path("discriminator_predictions/dense_prediction/" + n.substring("discriminator_predictions/dense_1/".length()));
+            } else if (n.startsWith("discriminator_predictions/dense/")) {
+                return path(n);
+            }
             return null;
         }
-        if (n.equals("cls/predictions/output_bias")) {
-            return new Mapped(WeightNames.MLM_BIAS, false);
+
+        private Mapped generator(String n) {
+            if (n.startsWith(generatorOwnEmbeddings ? "generator/embeddings/" : "electra/embeddings/")
+                    || n.startsWith("generator/embeddings_project/") || n.startsWith("generator/encoder/")) {
+                return path("electra/" + n.substring(n.indexOf('/') + 1));
+            } else if (n.equals("generator_predictions/output_bias")) {
+                return new Mapped("generator_lm_head.bias", false);
+            } else if (n.startsWith("generator_predictions/dense/") || n.startsWith("generator_predictions/LayerNorm/")) {
+                return path(n);
+            }
+            return null;
         }
-        if (n.equals("cls/seq_relationship/output_weights")) {
-            return new Mapped("cls.seq_relationship.weight", false);
-        }
-        if (n.equals("cls/seq_relationship/output_bias")) {
-            return new Mapped("cls.seq_relationship.bias", false);
-        }
-        Matcher m = LAYER.matcher(n);
-        n = m.replaceAll("layer.$1").replace('/', '.');
+    }
+
+    private static String withoutModule(String tfName) {
+        return tfName.startsWith("module/") ? tfName.substring("module/".length()) : tfName;
+    }
+
+    /** A slash path as Hugging Face spells it: layer_N as layer.N, Keras's gamma/beta/kernel as weight/bias/weight. */
+    private static Mapped path(String slashPath) {
+        Matcher m = LAYER.matcher(slashPath);
+        String n = m.replaceAll("layer.$1").replace('/', '.');
         boolean transpose = false;
         if (n.endsWith(".gamma")) {
             n = n.substring(0, n.length() - "gamma".length()) + "weight";

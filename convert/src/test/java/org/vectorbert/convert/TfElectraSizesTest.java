@@ -1,0 +1,76 @@
+package org.vectorbert.convert;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.vectorbert.convert.testing.ElectraReleases;
+import org.vectorbert.loader.BertCheckpoint;
+import org.vectorbert.loader.BertConfig;
+import org.vectorbert.loader.LoaderException;
+
+/**
+ * An ELECTRA pre-training checkpoint shaped as Google's are ({@link ElectraReleases}), with no config beside it, as
+ * ELECTRA's release has none: the sizes of each model come off its weights, and the imported directory loads. The
+ * values are random; what they compute is checked on the family fixtures (the engine's TfElectraImportTest).
+ */
+class TfElectraSizesTest {
+    @TempDir
+    static Path work;
+
+    static Path release;
+
+    @BeforeAll
+    static void writeRelease() {
+        release = ElectraReleases.write(work.resolve("electra_small"));
+    }
+
+    @Test
+    void theDiscriminatorsSizesComeOffItsWeights() {
+        Path out = work.resolve("discriminator");
+        BertConfig config = TfImport.convert(release, out, (d, t) -> { });
+        assertEquals(new BertConfig(50, 128, 2, 2, 512, "gelu", 1e-12, 24, 2, 0, "absolute", "electra",
+                List.of("ElectraForPreTraining"), false, false).withFamilySwitches(32, false, "gelu"), config);
+        try (BertCheckpoint written = BertCheckpoint.open(out)) {
+            assertEquals(config, written.config(), "config.json reads back as written");
+            assertTrue(written.tensors().containsKey("discriminator_predictions.dense_prediction.weight"));
+            assertEquals(List.of(1L, 128L), java.util.Arrays.stream(written.tensors().get("discriminator_predictions.dense_prediction.weight").shape())
+                    .boxed().toList());
+        }
+    }
+
+    @Test
+    void theGeneratorIsNarrowerWithOneHead() {
+        Path out = work.resolve("generator");
+        BertConfig config = TfImport.convert(release, out, true, (d, t) -> { });
+        assertEquals(new BertConfig(50, 32, 1, 1, 128, "gelu", 1e-12, 24, 2, 0, "absolute", "electra",
+                List.of("ElectraForMaskedLM"), false, false).withFamilySwitches(32, false, "gelu"), config);
+        try (BertCheckpoint written = BertCheckpoint.open(out)) {
+            assertEquals(config, written.config(), "config.json reads back as written, embedding_size equal to hidden_size included");
+            assertTrue(written.tensors().containsKey("generator_lm_head.bias"));
+            assertTrue(written.tensors().keySet().stream().noneMatch(n -> n.startsWith("discriminator")));
+        }
+    }
+
+    @Test
+    void aConfigOfAnotherModelTypeIsRefused() throws IOException {
+        Path withBertConfig = Files.createDirectories(work.resolve("with-bert-config"));
+        for (String f : List.of("electra_small.index", "electra_small.data-00000-of-00001")) {
+            Files.copy(release.resolve(f), withBertConfig.resolve(f));
+        }
+        Files.writeString(withBertConfig.resolve("bert_config.json"), """
+                {"hidden_size": 128, "intermediate_size": 512, "max_position_embeddings": 24, "num_attention_heads": 2,
+                 "num_hidden_layers": 2, "type_vocab_size": 2, "vocab_size": 50}""");
+        String message = assertThrows(LoaderException.class, () -> TfImport.convert(withBertConfig, work.resolve("refused"), (d, t) -> { }))
+                .getMessage();
+        assertTrue(message.endsWith("the config beside the checkpoint says model_type bert, but the checkpoint's variables are ELECTRA's "
+                + "(electra/...)"), message);
+    }
+}
