@@ -54,6 +54,9 @@ final class ConvertCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         var err = spec.commandLine().getErr();
+        if (electraGenerator && from.tensorFlow == null) {
+            throw new UserError("--electra-generator applies to --from-tf only");
+        }
         ProgressBar bar = new ProgressBar(err);
         BertConfig config = from.tensorFlow != null
                 ? TfImport.convert(from.tensorFlow, out, electraGenerator, (done, total) -> bar.progress("converting", done, total))

@@ -124,15 +124,21 @@ class CheckpointCommandsTest {
         assertTrue(discriminator.err().contains("2 layers x 128 hidden"), discriminator.err());
         var generator = run("convert", "--from-tf", release.toString(), "--electra-generator", "--out", dir.resolve("gen").toString());
         assertEquals(0, generator.exit(), generator.err());
-        assertTrue(generator.err().contains("1 layers x 32 hidden"), generator.err());
+        assertTrue(generator.err().contains("1 layers x 48 hidden"), generator.err());
         var table = run("inspect", "--model", dir.resolve("gen").toString());
-        assertTrue(table.out().contains("config:     electra (ELECTRA family), 1 layers, hidden 32, 1 heads"), table.out());
+        assertTrue(table.out().contains("config:     electra (ELECTRA family), 1 layers, hidden 48 (embeddings 32), 1 heads"), table.out());
+        // --model takes the release as it is (its discriminator), although it holds a vocab.txt as a tokenizer directory does.
+        var direct = run("inspect", "--model", release.toString());
+        assertEquals(0, direct.exit(), direct.err());
+        assertTrue(direct.out().contains("config:     electra (ELECTRA family), 2 layers, hidden 128 (embeddings 32), 2 heads"), direct.out());
         var filled = run("fill-mask", "--model", dir.resolve("gen").toString(), "--json", "word7 [MASK] word9");
         assertEquals(0, filled.exit(), filled.err());
         assertEquals(5, filled.out().split("\"token_str\"", -1).length - 1, filled.out());
         assertUserError(run("fill-mask", "--model", dir.resolve("disc").toString(), "word7 [MASK] word9"), "has no masked-language-model head");
         assertUserError(run("convert", "--from-tf", jar().toString(), "--electra-generator", "--out", dir.resolve("x").toString()),
                 "not an ELECTRA checkpoint");
+        assertUserError(run("convert", "--from-onnx", release.toString(), "--electra-generator", "--out", dir.resolve("y").toString()),
+                "--electra-generator applies to --from-tf only");
     }
 
     @Test

@@ -85,7 +85,7 @@ class SentenceModelCommandsTest {
         assertUserError(run("embed", "--model", broken.toString(), "x"), "is not a readable jar or zip");
         Path notes = Files.writeString(work.resolve("notes.txt"), "hello");
         assertUserError(run("embed", "--model", notes.toString(), "x"), notes + " is a file vectorbert cannot read as a model: it is not"
-                + " a TensorFlow checkpoint (no bert_model.ckpt.index or variables/variables.index) nor an ONNX export");
+                + " a TensorFlow checkpoint (no bert_model.ckpt.index, variables/variables.index or a checkpoint's .index) nor an ONNX export");
 
         Files.writeString(out.resolve("1_Pooling/config.json"), "{\"pooling_mode_weightedmean_tokens\": true}");
         assertUserError(run("embed", "--model", out.toString(), "x"), "pooling_mode_weightedmean_tokens is a pooling mode vectorbert"

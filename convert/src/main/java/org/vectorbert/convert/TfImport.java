@@ -74,8 +74,7 @@ public final class TfImport {
             TensorBundle bundle = TensorBundle.parseIndex(src.index(), src.description() + " index");
             TfNames.Scheme scheme = TfNames.Scheme.of(bundle.variables().stream().map(TensorBundle.Variable::name).toList(),
                     electraGenerator, src.description());
-            BertConfig config = src.config() != null ? checked(src.config(), scheme, src.description())
-                    : inferConfig(bundle, scheme, src.description());
+            BertConfig config = configFor(bundle, scheme, src.config(), src.description());
             Files.createDirectories(outDir);
             writeSafetensors(bundle, scheme, src, outDir.resolve("model.safetensors"), progress);
             if (src.vocab() != null) {
@@ -115,14 +114,14 @@ public final class TfImport {
 
     /** The checkpoint prefix (PREFIX.index, PREFIX.data-*) that {@code path} names, or null. */
     private static Path checkpointPrefix(Path path) {
-        if (Files.isDirectory(path) && Files.exists(path.resolve(SAVED_MODEL_INDEX))) {
+        if (Files.exists(Path.of(path + ".index"))) {
+            return path;
+        } else if (Files.isDirectory(path) && Files.exists(path.resolve(SAVED_MODEL_INDEX))) {
             return path.resolve("variables/variables");
         } else if (Files.isDirectory(path) && Files.exists(path.resolve("bert_model.ckpt.index"))) {
             return path.resolve("bert_model.ckpt");
         } else if (Files.isDirectory(path)) {
             return namedInDirectory(path);
-        } else if (Files.exists(Path.of(path + ".index"))) {
-            return path;
         } else if (path.toString().endsWith(".index") && Files.isRegularFile(path)) {
             return Path.of(path.toString().substring(0, path.toString().length() - ".index".length()));
         }
@@ -134,24 +133,32 @@ public final class TfImport {
      * release has it: {@code electra_small/electra_small.index}), else the directory's one {@code .index} file; or null.
      */
     private static Path namedInDirectory(Path dir) {
+        Path listed = dir.resolve("checkpoint");
         try {
-            Path listed = dir.resolve("checkpoint");
             if (Files.isRegularFile(listed)) {
                 Matcher m = CHECKPOINT_PATH.matcher(Files.readString(listed, StandardCharsets.UTF_8));
                 if (m.find()) {
-                    // Often an absolute path on the machine that trained it: the file name is what is beside this file.
-                    Path prefix = dir.resolve(Path.of(m.group(1)).getFileName().toString());
-                    if (Files.exists(Path.of(prefix + ".index"))) {
+                    // Often a path on the machine or bucket that trained it (gs://...): its last part is what lies here.
+                    String named = m.group(1).substring(Math.max(m.group(1).lastIndexOf('/'), m.group(1).lastIndexOf('\\')) + 1);
+                    Path prefix = dir.resolve(named);
+                    if (!named.isEmpty() && Files.exists(Path.of(prefix + ".index"))) {
                         return prefix;
                     }
                 }
             }
-            try (var files = Files.list(dir)) {
-                List<Path> indexes = files.filter(f -> f.getFileName().toString().endsWith(".index")).toList();
-                return indexes.size() == 1 ? Path.of(indexes.get(0).toString().replaceFirst("\\.index$", "")) : null;
-            }
-        } catch (IOException | java.io.UncheckedIOException | java.nio.file.InvalidPathException e) {
-            return null;
+        } catch (IOException | java.nio.file.InvalidPathException e) {
+            // an unreadable checkpoint file: look for the one .index below
+        }
+        List<String> indexes = indexFiles(dir);
+        return indexes.size() == 1 ? dir.resolve(indexes.get(0).substring(0, indexes.get(0).length() - ".index".length())) : null;
+    }
+
+    /** The names of a directory's {@code .index} files, sorted. */
+    private static List<String> indexFiles(Path dir) {
+        try (var files = Files.list(dir)) {
+            return files.map(f -> f.getFileName().toString()).filter(n -> n.endsWith(".index")).sorted().toList();
+        } catch (IOException | java.io.UncheckedIOException e) {
+            return List.of();
         }
     }
 
@@ -160,6 +167,11 @@ public final class TfImport {
             return fromJar(path);
         }
         Path prefix = checkpointPrefix(path);
+        List<String> several = prefix == null && Files.isDirectory(path) ? indexFiles(path) : List.of();
+        if (several.size() > 1) {
+            throw new LoaderException(path + " holds " + several.size() + " checkpoints (" + String.join(", ", several)
+                    + ") and no checkpoint file naming one of them: pass the one to convert as PATH/PREFIX");
+        }
         if (prefix == null) {
             throw new LoaderException("no TensorFlow checkpoint at " + path + ": expected a checkpoint prefix (with "
                     + "PREFIX.index), a directory with bert_model.ckpt.index, variables/variables.index or one checkpoint's .index "
@@ -258,59 +270,89 @@ public final class TfImport {
         return false;
     }
 
-    /** A config file beside the checkpoint, for the model it is: ELECTRA's config for ELECTRA's names, and the part imported. */
-    private static BertConfig checked(BertConfig config, TfNames.Scheme scheme, String source) {
-        boolean electra = scheme.model() != TfNames.Model.BERT;
-        if (electra != config.modelType().equals("electra")) {
-            throw new LoaderException(source + ": the config beside the checkpoint says model_type " + config.modelType()
-                    + ", but the checkpoint's variables are " + (electra ? "ELECTRA's (electra/...)" : "BERT's (bert/...)"));
-        }
-        return electra ? config.withArchitectures(List.of(scheme.model().architecture())) : config;
-    }
+    /** A model's sizes as its weights give them. */
+    private record Sizes(int vocab, int embedding, int hidden, int layers, int intermediate, int positions, int types) {}
 
     /**
-     * Reads sizes off the weights. Google's BERT models all use 64-wide attention heads; ELECTRA's too, a generator
-     * narrower than 64 having one head ({@code max(1, hidden_size // 64)}, as ELECTRA's pre-training sizes it).
+     * The config of the model imported: the sizes always come off its weights; a config file beside the checkpoint
+     * adds what weights cannot say (the head count, the activation, epsilon) and must agree with them, as one file
+     * beside an ELECTRA pre-training checkpoint describes one of its two models at most. Without one, heads are
+     * 64 wide as in every Google BERT and ELECTRA ({@code max(1, hidden_size // 64)} in ELECTRA's own sizing).
      */
-    static BertConfig inferConfig(TensorBundle bundle, TfNames.Scheme scheme, String source) {
+    static BertConfig configFor(TensorBundle bundle, TfNames.Scheme scheme, BertConfig beside, String source) {
+        TfNames.Model model = scheme.model();
+        Sizes sizes = sizes(bundle, scheme, source);
+        boolean electra = model != TfNames.Model.BERT;
+        if (beside != null) {
+            if (electra != beside.modelType().equals("electra")) {
+                throw new LoaderException(source + ": the config beside the checkpoint says model_type " + beside.modelType()
+                        + ", but the checkpoint's variables are " + (electra ? "ELECTRA's (electra/...)" : "BERT's (bert/...)"));
+            }
+            agree(source, model, "vocab_size", beside.vocabSize(), sizes.vocab());
+            agree(source, model, electra ? "embedding_size" : "hidden_size (of the embeddings)", beside.embeddingSize(), sizes.embedding());
+            agree(source, model, "hidden_size", beside.hiddenSize(), sizes.hidden());
+            agree(source, model, "num_hidden_layers", beside.numHiddenLayers(), sizes.layers());
+            agree(source, model, "intermediate_size", beside.intermediateSize(), sizes.intermediate());
+            agree(source, model, "max_position_embeddings", beside.maxPositionEmbeddings(), sizes.positions());
+            agree(source, model, "type_vocab_size", beside.typeVocabSize(), sizes.types());
+            return electra ? beside.withArchitectures(List.of(model.architecture())) : beside;
+        }
+        int hidden = sizes.hidden();
+        int heads = electra ? Math.max(1, hidden / 64) : hidden / 64;
+        if (heads == 0 || hidden % heads != 0 || (!electra && hidden % 64 != 0)) {
+            throw new LoaderException(source + ": hidden size " + hidden + " does not split into 64-wide attention heads; put a "
+                    + (electra ? "config.json" : "bert_config.json") + " beside the checkpoint");
+        }
+        var config = new BertConfig(sizes.vocab(), hidden, sizes.layers(), heads, sizes.intermediate(), "gelu",
+                1e-12, sizes.positions(), sizes.types(), 0, "absolute", electra ? "electra" : "bert",
+                List.of(model.architecture()), false, false);
+        if (electra) {
+            config = config.withFamilySwitches(sizes.embedding(), false, "gelu");
+        }
+        config.validate(source);
+        return config;
+    }
+
+    private static void agree(String source, TfNames.Model model, String field, int config, int weights) {
+        if (config != weights) {
+            throw new LoaderException(source + ": the config beside the checkpoint says " + field + " " + config + ", but the "
+                    + (model == TfNames.Model.ELECTRA_GENERATOR ? "generator's" : model == TfNames.Model.ELECTRA_DISCRIMINATOR
+                    ? "discriminator's" : "model's") + " weights have " + weights
+                    + (model == TfNames.Model.BERT ? "" : " (an ELECTRA checkpoint holds two models; a config describes one)"));
+        }
+    }
+
+    /** Reads the sizes off the weights the scheme maps, naming the first variable a complete model would have and this lacks. */
+    private static Sizes sizes(TensorBundle bundle, TfNames.Scheme scheme, String source) {
         Map<String, long[]> shapes = new HashMap<>();
+        Map<String, String> tfNames = new HashMap<>();
         TreeSet<Integer> layers = new TreeSet<>();
         for (TensorBundle.Variable v : bundle.variables()) {
             TfNames.Mapped mapped = scheme.map(v.name());
             if (mapped != null) {
                 shapes.put(mapped.name(), v.shape());
+                tfNames.put(mapped.name(), v.name());
                 Matcher m = LAYER.matcher(mapped.name());
                 if (m.find()) {
                     layers.add(Integer.parseInt(m.group(1)));
                 }
             }
         }
-        TfNames.Model model = scheme.model();
-        String p = model.prefix;
-        long[] words = shapes.get(p + "embeddings.word_embeddings.weight");
-        long[] positions = shapes.get(p + "embeddings.position_embeddings.weight");
-        long[] types = shapes.get(p + "embeddings.token_type_embeddings.weight");
-        long[] query = shapes.get(p + "encoder.layer.0.attention.self.query.weight");
-        long[] intermediate = shapes.get(p + "encoder.layer.0.intermediate.dense.weight");
-        if (words == null || positions == null || types == null || query == null || intermediate == null || layers.isEmpty()) {
-            String encoder = model == TfNames.Model.ELECTRA_GENERATOR ? "generator/encoder" : p.replace('.', '/') + "encoder";
-            throw new LoaderException(source + ": not a " + (model == TfNames.Model.BERT ? "BERT" : "complete ELECTRA") + " checkpoint (no "
-                    + p.replace('.', '/') + "embeddings or " + encoder + "/layer_0 variables)");
+        String p = scheme.model().prefix;
+        List<String> needed = List.of(p + "embeddings.word_embeddings.weight", p + "embeddings.position_embeddings.weight",
+                p + "embeddings.token_type_embeddings.weight", p + "encoder.layer.0.attention.self.query.weight",
+                p + "encoder.layer.0.intermediate.dense.weight");
+        for (String name : needed) {
+            if (!shapes.containsKey(name)) {
+                throw new LoaderException(source + ": not a complete " + (scheme.model() == TfNames.Model.BERT ? "BERT"
+                        : scheme.model() == TfNames.Model.ELECTRA_GENERATOR ? "ELECTRA generator" : "ELECTRA discriminator")
+                        + " checkpoint: no variable for " + name);
+            }
         }
-        int hidden = (int) query[1];
-        int heads = model != TfNames.Model.BERT && hidden < 64 ? 1 : hidden / 64;
-        if (hidden % 64 != 0 && heads != 1) {
-            throw new LoaderException(source + ": hidden size " + hidden + " is not a multiple of 64; put a "
-                    + (model == TfNames.Model.BERT ? "bert_config.json" : "config.json") + " beside the checkpoint");
-        }
-        var config = new BertConfig((int) words[0], hidden, layers.last() + 1, heads, (int) intermediate[1], "gelu",
-                1e-12, (int) positions[0], (int) types[0], 0, "absolute", model == TfNames.Model.BERT ? "bert" : "electra",
-                List.of(model.architecture()), false, false);
-        if (model != TfNames.Model.BERT) {
-            config = config.withFamilySwitches((int) words[1], false, "gelu");
-        }
-        config.validate(source);
-        return config;
+        long[] words = shapes.get(needed.get(0));
+        long[] query = shapes.get(needed.get(3));   // TensorFlow's [in, out], here [hidden, hidden]
+        return new Sizes((int) words[0], (int) words[1], (int) query[1], layers.last() + 1, (int) shapes.get(needed.get(4))[1],
+                (int) shapes.get(needed.get(1))[0], (int) shapes.get(needed.get(2))[0]);
     }
 
     private static void writeSafetensors(TensorBundle bundle, TfNames.Scheme scheme, Source src, Path target, Progress progress)

@@ -13,12 +13,16 @@ import org.vectorbert.loader.WeightNames;
  * head {@code discriminator_predictions/dense} and {@code dense_1}; the generator is {@code generator/embeddings_project},
  * {@code generator/encoder} and {@code generator_predictions} ({@code dense}, {@code LayerNorm}, {@code output_bias}),
  * reading the discriminator's {@code electra/embeddings} unless it has its own {@code generator/embeddings} (ELECTRA's
- * {@code untied_generator_embeddings}).
+ * {@code untied_generator_embeddings}). A generator trained with {@code untied_generator=false} (or an MLM-only run)
+ * has no encoder of its own: it is the {@code electra/} model with {@code generator_predictions}. Only a layer's
+ * weights are mapped ({@code kernel}, {@code bias}, {@code gamma}, {@code beta}, the embedding tables), never an
+ * optimizer's slots or step counters.
  */
 final class TfNames {
     private TfNames() {}
 
     private static final Pattern LAYER = Pattern.compile("layer_(\\d+)");
+    private static final java.util.Set<String> LEAVES = java.util.Set.of("kernel", "bias", "gamma", "beta");
 
     /** A TensorFlow variable's Hugging Face name, and whether its matrix must be transposed. */
     record Mapped(String name, boolean transpose) {}
@@ -48,10 +52,13 @@ final class TfNames {
         }
     }
 
-    /** How one checkpoint's names map: the model imported, and whether an ELECTRA generator has its own embeddings. */
-    record Scheme(Model model, boolean generatorOwnEmbeddings) {
+    /**
+     * How one checkpoint's names map: the model imported, and for an ELECTRA generator the scopes of its embeddings
+     * and of its encoder ({@code generator} or the shared {@code electra}).
+     */
+    record Scheme(Model model, boolean generatorOwnEmbeddings, boolean generatorOwnEncoder) {
         /** BERT's names, as every caller before ELECTRA knew them. */
-        static final Scheme BERT = new Scheme(Model.BERT, false);
+        static final Scheme BERT = new Scheme(Model.BERT, false, false);
 
         /**
          * The scheme of a checkpoint with these variable names; {@code generator} asks for an ELECTRA checkpoint's
@@ -63,12 +70,14 @@ final class TfNames {
             boolean electra = false;
             boolean generatorEncoder = false;
             boolean generatorEmbeddings = false;
+            boolean generatorHead = false;
             for (String name : tfNames) {
                 String n = withoutModule(name);
                 bert |= n.startsWith("bert/");
                 electra |= n.startsWith("electra/");
                 generatorEncoder |= n.startsWith("generator/encoder/");
                 generatorEmbeddings |= n.startsWith("generator/embeddings/");
+                generatorHead |= n.startsWith("generator_predictions/");
             }
             if (bert && electra) {
                 throw new LoaderException(source + ": the checkpoint has both bert/ and electra/ variables; which model it is cannot be told");
@@ -80,11 +89,11 @@ final class TfNames {
                 }
                 return BERT;
             }
-            if (generator && !generatorEncoder) {
+            if (generator && !generatorHead) {
                 throw new LoaderException(source + ": --electra-generator asks for the generator, but the checkpoint has none "
-                        + "(no generator/encoder variables): it holds the discriminator alone");
+                        + "(no generator_predictions variables): it holds the discriminator alone");
             }
-            return new Scheme(generator ? Model.ELECTRA_GENERATOR : Model.ELECTRA_DISCRIMINATOR, generatorEmbeddings);
+            return new Scheme(generator ? Model.ELECTRA_GENERATOR : Model.ELECTRA_DISCRIMINATOR, generatorEmbeddings, generatorEncoder);
         }
 
         /**
@@ -124,8 +133,9 @@ final class TfNames {
         }
 
         private Mapped generator(String n) {
+            String encoder = generatorOwnEncoder ? "generator/" : "electra/";
             if (n.startsWith(generatorOwnEmbeddings ? "generator/embeddings/" : "electra/embeddings/")
-                    || n.startsWith("generator/embeddings_project/") || n.startsWith("generator/encoder/")) {
+                    || n.startsWith(encoder + "embeddings_project/") || n.startsWith(encoder + "encoder/")) {
                 return path("electra/" + n.substring(n.indexOf('/') + 1));
             } else if (n.equals("generator_predictions/output_bias")) {
                 return new Mapped("generator_lm_head.bias", false);
@@ -140,8 +150,15 @@ final class TfNames {
         return tfName.startsWith("module/") ? tfName.substring("module/".length()) : tfName;
     }
 
-    /** A slash path as Hugging Face spells it: layer_N as layer.N, Keras's gamma/beta/kernel as weight/bias/weight. */
+    /**
+     * A layer's weight as Hugging Face spells it: layer_N as layer.N, Keras's gamma/beta/kernel as weight/bias/weight;
+     * null for anything else under the model's scope (an optimizer's slots, a temperature, a step counter).
+     */
     private static Mapped path(String slashPath) {
+        String leaf = slashPath.substring(slashPath.lastIndexOf('/') + 1);
+        if (!LEAVES.contains(leaf) && !leaf.endsWith("_embeddings")) {
+            return null;
+        }
         Matcher m = LAYER.matcher(slashPath);
         String n = m.replaceAll("layer.$1").replace('/', '.');
         boolean transpose = false;

@@ -50,21 +50,55 @@ class TfElectraSizesTest {
     void theGeneratorIsNarrowerWithOneHead() {
         Path out = work.resolve("generator");
         BertConfig config = TfImport.convert(release, out, true, (d, t) -> { });
-        assertEquals(new BertConfig(50, 32, 1, 1, 128, "gelu", 1e-12, 24, 2, 0, "absolute", "electra",
+        assertEquals(new BertConfig(50, 48, 1, 1, 192, "gelu", 1e-12, 24, 2, 0, "absolute", "electra",
                 List.of("ElectraForMaskedLM"), false, false).withFamilySwitches(32, false, "gelu"), config);
         try (BertCheckpoint written = BertCheckpoint.open(out)) {
-            assertEquals(config, written.config(), "config.json reads back as written, embedding_size equal to hidden_size included");
+            assertEquals(config, written.config(), "config.json reads back as written");
+            assertEquals(List.of(48L, 32L), java.util.Arrays.stream(written.tensors().get("electra.embeddings_project.weight").shape())
+                    .boxed().toList(), "the generator's own projection, not the discriminator's");
             assertTrue(written.tensors().containsKey("generator_lm_head.bias"));
             assertTrue(written.tensors().keySet().stream().noneMatch(n -> n.startsWith("discriminator")));
         }
     }
 
     @Test
-    void aConfigOfAnotherModelTypeIsRefused() throws IOException {
-        Path withBertConfig = Files.createDirectories(work.resolve("with-bert-config"));
-        for (String f : List.of("electra_small.index", "electra_small.data-00000-of-00001")) {
-            Files.copy(release.resolve(f), withBertConfig.resolve(f));
+    void aConfigBesideDescribesOneModelAndTheOtherIsRefused() throws IOException {
+        Path withConfig = copy("with-discriminator-config");
+        Files.writeString(withConfig.resolve("config.json"), """
+                {"model_type": "electra", "vocab_size": 50, "embedding_size": 32, "hidden_size": 128, "num_hidden_layers": 2,
+                 "num_attention_heads": 2, "intermediate_size": 512, "max_position_embeddings": 24}""");
+        assertEquals(128, TfImport.convert(withConfig, work.resolve("with-config-disc"), (d, t) -> { }).hiddenSize());
+        String message = assertThrows(LoaderException.class,
+                () -> TfImport.convert(withConfig, work.resolve("with-config-gen"), true, (d, t) -> { })).getMessage();
+        assertTrue(message.endsWith("the config beside the checkpoint says hidden_size 128, but the generator's weights have 48 "
+                + "(an ELECTRA checkpoint holds two models; a config describes one)"), message);
+    }
+
+    @Test
+    void aDirectoryOfSeveralCheckpointsNeedsItsCheckpointFileOrAPrefix() throws IOException {
+        Path several = copy("several");
+        for (String f : List.of("index", "data-00000-of-00001")) {
+            Files.copy(release.resolve("electra_small." + f), several.resolve("model.ckpt-5." + f));
         }
+        String message = assertThrows(LoaderException.class, () -> TfImport.convert(several, work.resolve("several-out"), (d, t) -> { }))
+                .getMessage();
+        assertEquals(several + " holds 2 checkpoints (electra_small.index, model.ckpt-5.index) and no checkpoint file naming one "
+                + "of them: pass the one to convert as PATH/PREFIX", message);
+        assertEquals(128, TfImport.convert(several.resolve("model.ckpt-5"), work.resolve("several-prefix"), (d, t) -> { }).hiddenSize());
+    }
+
+    /** The release's checkpoint files in a directory of their own. */
+    private static Path copy(String name) throws IOException {
+        Path dir = Files.createDirectories(work.resolve(name));
+        for (String f : List.of("electra_small.index", "electra_small.data-00000-of-00001")) {
+            Files.copy(release.resolve(f), dir.resolve(f));
+        }
+        return dir;
+    }
+
+    @Test
+    void aConfigOfAnotherModelTypeIsRefused() throws IOException {
+        Path withBertConfig = copy("with-bert-config");
         Files.writeString(withBertConfig.resolve("bert_config.json"), """
                 {"hidden_size": 128, "intermediate_size": 512, "max_position_embeddings": 24, "num_attention_heads": 2,
                  "num_hidden_layers": 2, "type_vocab_size": 2, "vocab_size": 50}""");

@@ -69,6 +69,12 @@ class TfNamesTest {
         TfNames.Scheme own = TfNames.Scheme.of(untied, true, "ckpt");
         assertEquals("electra.embeddings.word_embeddings.weight", own.map("generator/embeddings/word_embeddings").name());
         assertEquals(null, own.map("electra/embeddings/word_embeddings"));
+
+        // With untied_generator=false the generator has no encoder of its own: it is the electra/ model with its head.
+        TfNames.Scheme shared = TfNames.Scheme.of(List.of("electra/encoder/layer_0/output/dense/bias", "generator_predictions/output_bias"),
+                true, "ckpt");
+        assertEquals("electra.encoder.layer.0.output.dense.bias", shared.map("electra/encoder/layer_0/output/dense/bias").name());
+        assertEquals(null, shared.map("electra/encoder/layer_0/output/dense/temperature"), "only layers' weights");
     }
 
     /** The names {@code scheme} maps, each to its Hugging Face name (" T" when transposed). */
@@ -85,7 +91,7 @@ class TfNamesTest {
         assertTrue(refusal(() -> TfNames.Scheme.of(List.of("bert/embeddings/word_embeddings"), true, "x"))
                 .contains("not an ELECTRA checkpoint"));
         assertTrue(refusal(() -> TfNames.Scheme.of(List.of("electra/encoder/layer_0/output/dense/bias"), true, "x"))
-                .contains("holds the discriminator alone"));
+                .contains("(no generator_predictions variables): it holds the discriminator alone"));
     }
 
     @Test

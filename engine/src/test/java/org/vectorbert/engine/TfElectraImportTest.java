@@ -40,10 +40,14 @@ class TfElectraImportTest {
         addAs(variables, FamilyReferenceTest.resource("electra-generator-mlm"), true);
         checkpoint = work.resolve("electra_tiny");
         TfBundles.write(checkpoint.resolve("electra_tiny"), variables);
-        // As ELECTRA's release lays a model out: a checkpoint file naming the prefix (here with the trainer's own path).
+        // As a training directory holds them: an older checkpoint beside, and the checkpoint file naming the latest
+        // by the trainer's own path.
+        TfBundles.write(checkpoint.resolve("model.ckpt-100"), Map.of("global_step", TfBundles.Variable.int64(100)));
         Files.writeString(checkpoint.resolve("checkpoint"), "model_checkpoint_path: \"gs://bucket/models/electra_tiny\"\n"
+                + "all_model_checkpoint_paths: \"gs://bucket/models/model.ckpt-100\"\n"
                 + "all_model_checkpoint_paths: \"gs://bucket/models/electra_tiny\"\n");
-        // These tiny models have 8-wide heads, which the weights cannot tell: their config goes beside.
+        // These tiny models have 8-wide heads, which the weights cannot tell: their config goes beside (the two fixtures
+        // have the same sizes, so one config describes either).
         Files.copy(FamilyReferenceTest.resource("electra-discriminator").resolve("config.json"), checkpoint.resolve("config.json"));
     }
 
@@ -85,7 +89,7 @@ class TfElectraImportTest {
             }
         }
         // What a pre-training checkpoint also holds and an import must leave: the step counter and Adam's slots.
-        variables.put("global_step", new TfBundles.Variable(new long[0], new float[] {1}));
+        variables.put("global_step", TfBundles.Variable.int64(1_000_000));
         variables.put((generator ? "generator" : "electra") + "/encoder/layer_0/output/dense/bias/adam_m",
                 new TfBundles.Variable(new long[] {32}, new float[32]));
     }

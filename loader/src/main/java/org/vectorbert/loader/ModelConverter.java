@@ -12,7 +12,7 @@ public interface ModelConverter {
     /** What this converter reads, for messages: "TensorFlow checkpoint". */
     String kind();
 
-    /** What marks one, for a message saying it was not found: "bert_model.ckpt.index or variables/variables.index". */
+    /** What marks one, for a message saying it was not found: "bert_model.ckpt.index, variables/variables.index or a checkpoint's .index". */
     String marks();
 
     /** Whether {@code path} is something this converter reads (cheap: looks at names, not contents). */

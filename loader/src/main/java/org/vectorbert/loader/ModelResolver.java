@@ -149,14 +149,17 @@ public final class ModelResolver {
         List<String> looked = new ArrayList<>();
         Path local = localPath(model);
         if (local != null && Files.isDirectory(local)) {
-            // A tokenizer-only directory is fine for tokenizing; what needs weights says what is missing.
-            if (Files.isRegularFile(local.resolve("config.json")) || Files.isRegularFile(local.resolve("vocab.txt"))
-                    || Files.isRegularFile(local.resolve("tokenizer.json"))) {
+            if (Files.isRegularFile(local.resolve("config.json"))) {
                 return local;
             }
+            // Before the tokenizer-only case: Google's releases (BERT's, ELECTRA's) hold a vocab.txt beside the checkpoint.
             Optional<ModelConverter> converter = converterFor(local);
             if (converter.isPresent()) {
                 return converted(local, converter.get(), listener);
+            }
+            // A tokenizer-only directory is fine for tokenizing; what needs weights says what is missing.
+            if (Files.isRegularFile(local.resolve("vocab.txt")) || Files.isRegularFile(local.resolve("tokenizer.json"))) {
+                return local;
             }
             throw new LoaderException(local + " is neither a Hugging Face model directory (no config.json) nor" + converters());
         }

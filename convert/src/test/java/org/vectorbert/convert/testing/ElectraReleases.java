@@ -11,9 +11,10 @@ import java.util.TreeMap;
 
 /**
  * An ELECTRA pre-training checkpoint shaped as Google's release is (electra_small/: the checkpoint and vocab.txt, no
- * config), with random weights: 64-wide heads; a discriminator 128 wide (2 heads, 2 layers) and a generator a quarter
- * of that (32 wide, so one head, 1 layer), both reading the shared 32-wide embeddings through their own projections;
- * every variable named as ELECTRA's modeling.py and run_pretraining.py name it.
+ * config), with random weights: 64-wide heads; a discriminator 128 wide (2 heads, 2 layers) and a narrower generator
+ * (48 wide, so one head, 1 layer), both reading the shared 32-wide embeddings through their own projections (which
+ * ELECTRA's modeling.py makes only where the widths differ); every variable named as modeling.py and
+ * run_pretraining.py name it, plus a step counter (int64, as TensorFlow keeps it) and an Adam slot.
  */
 public final class ElectraReleases {
     private ElectraReleases() {}
@@ -34,12 +35,14 @@ public final class ElectraReleases {
         put(v, random, "discriminator_predictions/dense/bias", 128);
         put(v, random, "discriminator_predictions/dense_1/kernel", 128, 1);
         put(v, random, "discriminator_predictions/dense_1/bias", 1);
-        encoder(v, random, "generator", embedding, 32, 1);
-        put(v, random, "generator_predictions/dense/kernel", 32, embedding);
+        encoder(v, random, "generator", embedding, 48, 1);
+        put(v, random, "generator_predictions/dense/kernel", 48, embedding);
         put(v, random, "generator_predictions/dense/bias", embedding);
         put(v, random, "generator_predictions/LayerNorm/gamma", embedding);
         put(v, random, "generator_predictions/LayerNorm/beta", embedding);
         put(v, random, "generator_predictions/output_bias", vocab);
+        v.put("global_step", TfBundles.Variable.int64(1_000_000));
+        put(v, random, "electra/encoder/layer_0/output/dense/bias/adam_m", 128);
         TfBundles.write(dir.resolve("electra_small"), v);
         try {
             Files.writeString(dir.resolve("vocab.txt"), String.join("\n", java.util.stream.IntStream.range(0, vocab)

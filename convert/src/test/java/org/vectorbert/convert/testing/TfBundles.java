@@ -15,7 +15,7 @@ import org.vectorbert.convert.TfImport;
 import org.vectorbert.loader.BertConfig;
 
 /**
- * Writes float32 variables as a TensorFlow checkpoint ({@code PREFIX.index}, {@code PREFIX.data-00000-of-00001}), the
+ * Writes float32 (and int64) variables as a TensorFlow checkpoint ({@code PREFIX.index}, {@code PREFIX.data-00000-of-00001}), the
  * layout {@code tf.train.Saver} leaves, for test checkpoints in layouts no real checkpoint here has (ELECTRA's). The
  * index is a LevelDB table: one data block holding the header entry (key "") and a {@code BundleEntryProto} per
  * variable in key order, an empty metaindex block, an index block pointing at the data block, and the 48-byte footer
@@ -26,8 +26,31 @@ import org.vectorbert.loader.BertConfig;
 public final class TfBundles {
     private static final long MAGIC = 0xdb4775248b80fb57L;
 
-    /** A variable's shape (TensorFlow's: kernels [in, out]) and its values, row-major. */
-    public record Variable(long[] shape, float[] values) {}
+    /** A variable's shape (TensorFlow's: kernels [in, out]) and its values, row-major: float32, or int64 where {@code longs} is set. */
+    public record Variable(long[] shape, float[] values, long[] longs) {
+        public Variable(long[] shape, float[] values) {
+            this(shape, values, null);
+        }
+
+        /** An int64 scalar, as TensorFlow keeps {@code global_step}. */
+        public static Variable int64(long value) {
+            return new Variable(new long[0], null, new long[] {value});
+        }
+
+        int dtype() {
+            return longs == null ? 1 : 9;   // DT_FLOAT, DT_INT64
+        }
+
+        byte[] bytes() {
+            ByteBuffer b = ByteBuffer.allocate(longs == null ? values.length * 4 : longs.length * 8).order(ByteOrder.LITTLE_ENDIAN);
+            if (longs == null) {
+                b.asFloatBuffer().put(values);
+            } else {
+                b.asLongBuffer().put(longs);
+            }
+            return b.array();
+        }
+    }
 
     private TfBundles() {}
 
@@ -46,8 +69,8 @@ public final class TfBundles {
         ByteArrayOutputStream block = new ByteArrayOutputStream();
         entry(block, "", header());
         for (var e : sorted.entrySet()) {
-            byte[] bytes = littleEndian(e.getValue().values());
-            entry(block, e.getKey(), bundleEntry(e.getValue().shape(), data.size(), bytes));
+            byte[] bytes = e.getValue().bytes();
+            entry(block, e.getKey(), bundleEntry(e.getValue().dtype(), e.getValue().shape(), data.size(), bytes));
             data.writeBytes(bytes);
         }
         ByteArrayOutputStream index = new ByteArrayOutputStream();
@@ -111,8 +134,8 @@ public final class TfBundles {
         return new byte[] {0x08, 0x01, 0x10, 0x00, 0x1a, 0x02, 0x08, 0x01};
     }
 
-    /** BundleEntryProto: dtype DT_FLOAT (1), shape, offset, size, crc32c (masked, fixed32). */
-    private static byte[] bundleEntry(long[] shape, long offset, byte[] bytes) {
+    /** BundleEntryProto: dtype, shape, offset, size, crc32c (masked, fixed32). */
+    private static byte[] bundleEntry(int dtype, long[] shape, long offset, byte[] bytes) {
         ByteArrayOutputStream shapeProto = new ByteArrayOutputStream();
         for (long d : shape) {
             ByteArrayOutputStream dim = new ByteArrayOutputStream();
@@ -124,7 +147,7 @@ public final class TfBundles {
         }
         ByteArrayOutputStream p = new ByteArrayOutputStream();
         p.write(0x08);
-        varint(p, 1);
+        varint(p, dtype);
         p.write(0x12);
         varint(p, shapeProto.size());
         p.writeBytes(shapeProto.toByteArray());
@@ -137,12 +160,6 @@ public final class TfBundles {
         p.write(0x35);
         p.writeBytes(ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(mask((int) crc.getValue())).array());
         return p.toByteArray();
-    }
-
-    private static byte[] littleEndian(float[] values) {
-        ByteBuffer b = ByteBuffer.allocate(values.length * 4).order(ByteOrder.LITTLE_ENDIAN);
-        b.asFloatBuffer().put(values);
-        return b.array();
     }
 
     /** LevelDB's and TensorFlow's masked CRC: rotated right by 15 bits, plus a constant. */
