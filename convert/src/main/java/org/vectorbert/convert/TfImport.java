@@ -325,7 +325,7 @@ public final class TfImport {
     /** Reads the sizes off the weights the scheme maps, naming the first variable a complete model would have and this lacks. */
     private static Sizes sizes(TensorBundle bundle, TfNames.Scheme scheme, String source) {
         Map<String, long[]> shapes = new HashMap<>();
-        Map<String, String> tfNames = new HashMap<>();
+        Map<String, String> tfNames = new HashMap<>();   // for messages: the variable a Hugging Face name came from
         TreeSet<Integer> layers = new TreeSet<>();
         for (TensorBundle.Variable v : bundle.variables()) {
             TfNames.Mapped mapped = scheme.map(v.name());
@@ -347,6 +347,11 @@ public final class TfImport {
                 throw new LoaderException(source + ": not a complete " + (scheme.model() == TfNames.Model.BERT ? "BERT"
                         : scheme.model() == TfNames.Model.ELECTRA_GENERATOR ? "ELECTRA generator" : "ELECTRA discriminator")
                         + " checkpoint: no variable for " + name);
+            }
+            long[] shape = shapes.get(name);
+            if (shape.length != 2 || shape[0] <= 0 || shape[1] <= 0 || shape[0] > Integer.MAX_VALUE || shape[1] > Integer.MAX_VALUE) {
+                throw new LoaderException(source + ": variable " + tfNames.get(name) + " has shape " + java.util.Arrays.toString(shape)
+                        + ", not a matrix");
             }
         }
         long[] words = shapes.get(needed.get(0));

@@ -8,10 +8,12 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.vectorbert.convert.testing.ElectraReleases;
+import org.vectorbert.convert.testing.TfBundles;
 import org.vectorbert.loader.BertCheckpoint;
 import org.vectorbert.loader.BertConfig;
 import org.vectorbert.loader.LoaderException;
@@ -85,6 +87,20 @@ class TfElectraSizesTest {
         assertEquals(several + " holds 2 checkpoints (electra_small.index, model.ckpt-5.index) and no checkpoint file naming one "
                 + "of them: pass the one to convert as PATH/PREFIX", message);
         assertEquals(128, TfImport.convert(several.resolve("model.ckpt-5"), work.resolve("several-prefix"), (d, t) -> { }).hiddenSize());
+    }
+
+    @Test
+    void aSizeVariableThatIsNotAMatrixIsRefused() {
+        Path odd = work.resolve("odd");
+        TfBundles.write(odd.resolve("model"), Map.of(
+                "electra/embeddings/word_embeddings", new TfBundles.Variable(new long[] {50}, new float[50]),
+                "electra/embeddings/position_embeddings", new TfBundles.Variable(new long[] {2, 2}, new float[4]),
+                "electra/embeddings/token_type_embeddings", new TfBundles.Variable(new long[] {2, 2}, new float[4]),
+                "electra/encoder/layer_0/attention/self/query/kernel", new TfBundles.Variable(new long[] {2, 2}, new float[4]),
+                "electra/encoder/layer_0/intermediate/dense/kernel", new TfBundles.Variable(new long[] {2, 8}, new float[16])));
+        String message = assertThrows(LoaderException.class, () -> TfImport.convert(odd.resolve("model"), work.resolve("odd-out"), (d, t) -> { }))
+                .getMessage();
+        assertTrue(message.endsWith("variable electra/embeddings/word_embeddings has shape [50], not a matrix"), message);
     }
 
     /** The release's checkpoint files in a directory of their own. */
