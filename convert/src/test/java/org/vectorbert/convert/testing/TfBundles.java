@@ -141,16 +141,12 @@ public final class TfBundles {
             ByteArrayOutputStream dim = new ByteArrayOutputStream();
             dim.write(0x08);
             varint(dim, d);
-            shapeProto.write(0x12);
-            varint(shapeProto, dim.size());
-            shapeProto.writeBytes(dim.toByteArray());
+            embedded(shapeProto, 0x12, dim);
         }
         ByteArrayOutputStream p = new ByteArrayOutputStream();
         p.write(0x08);
         varint(p, dtype);
-        p.write(0x12);
-        varint(p, shapeProto.size());
-        p.writeBytes(shapeProto.toByteArray());
+        embedded(p, 0x12, shapeProto);
         p.write(0x20);
         varint(p, offset);
         p.write(0x28);
@@ -165,6 +161,13 @@ public final class TfBundles {
     /** LevelDB's and TensorFlow's masked CRC: rotated right by 15 bits, plus a constant. */
     private static int mask(int crc) {
         return Integer.rotateRight(crc, 15) + 0xa282ead8;
+    }
+
+    /** A length-delimited field: its tag, its length, its bytes. */
+    private static void embedded(ByteArrayOutputStream out, int tag, ByteArrayOutputStream message) {
+        out.write(tag);
+        varint(out, message.size());
+        out.writeBytes(message.toByteArray());
     }
 
     private static void varint(ByteArrayOutputStream out, long value) {
