@@ -162,7 +162,11 @@ public final class BertModel {
 
     /** Throws, naming what is missing, when the model has no masked-language-model head. */
     void requireMlmHead() {
-        requireHead(HeadKind.MASKED_LM, ": it can give embeddings but not fill-mask");
+        // An ELECTRA discriminator never has one: its masked LM is the generator, another model of the same checkpoint.
+        boolean discriminator = config.architectures().contains("ElectraForPreTraining");
+        requireHead(HeadKind.MASKED_LM, ": it can give embeddings but not fill-mask" + (discriminator ? " (it is an ELECTRA"
+                + " discriminator; fill-mask needs its generator: a *-generator model, or vectorbert convert --from-tf CHECKPOINT"
+                + " --electra-generator)" : ""));
     }
 
     /** Throws, naming what is missing and then {@code consequence}, when the model lacks {@code kind}. */
