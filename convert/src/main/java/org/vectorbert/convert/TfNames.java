@@ -98,13 +98,11 @@ final class TfNames {
 
         /**
          * Maps a variable to its Hugging Face name; null for variables the model imported does not use (optimizer
-         * slots, step counters, the other ELECTRA model, heads of other names).
+         * slots such as {@code .../kernel/adam_m}, step counters, the other ELECTRA model, heads of other names): the
+         * names matched exactly are the model's, and every other one must end in a layer's weight ({@link #path}).
          */
         Mapped map(String tfName) {
             String n = withoutModule(tfName);
-            if (n.endsWith("/adam_m") || n.endsWith("/adam_v")) {
-                return null;
-            }
             return switch (model) {
                 case BERT -> bert(n);
                 case ELECTRA_DISCRIMINATOR -> discriminator(n);
