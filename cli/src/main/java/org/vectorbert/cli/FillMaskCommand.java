@@ -1,11 +1,15 @@
 package org.vectorbert.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.vectorbert.common.Excerpt;
 import org.vectorbert.engine.FillMask;
 import org.vectorbert.engine.FillMaskOptions;
@@ -25,6 +29,7 @@ import picocli.CommandLine.Spec;
             "  vectorbert fill-mask --top-k 3 --targets nurse,doctor \"The woman worked as a [MASK].\"",
             "  vectorbert fill-mask --json --file queries.txt      (one text per line; - reads standard input)",
             "  vectorbert fill-mask --model google-bert/bert-base-uncased@main \"The [MASK] barked.\"",
+            "  vectorbert fill-mask --server http://127.0.0.1:8080 \"The [MASK] barked.\"   (answered by a running 'vectorbert serve')",
             "  vectorbert fill-mask --model uncased_L-12_H-768_A-12 \"...\"   (a TensorFlow checkpoint, converted once)"},
         sortOptions = false)
 final class FillMaskCommand implements Callable<Integer> {
@@ -33,6 +38,9 @@ final class FillMaskCommand implements Callable<Integer> {
 
     @Mixin
     ModelOptions modelOptions;
+
+    @Mixin
+    ServeClient.Option server;
 
     @Option(names = "--top-k", paramLabel = "K", defaultValue = "5", description = "Candidates per mask (default: ${DEFAULT-VALUE}).")
     int topK;
@@ -62,6 +70,9 @@ final class FillMaskCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        if (server.given()) {
+            return viaServer(targets, out, err);
+        }
         FillMaskOptions options = new FillMaskOptions(modelOptions.precision(), topK, targets);
         FillMask fill = FillMask.load(modelOptions.directory(err).toString(), options);
         fill.warnings().forEach(w -> err.println("fill-mask: " + w));
@@ -80,6 +91,76 @@ final class FillMaskCommand implements Callable<Integer> {
         });
         progress.finish();
         return 0;
+    }
+
+    /**
+     * The texts sent to a running server's {@code POST /fill-mask} one at a time, as the local pipeline takes them, and its
+     * answers printed as the local ones are: the same candidates to the last bit (a float's shortest decimal reads back
+     * as the same float).
+     */
+    private int viaServer(List<String> targets, PrintWriter out, PrintWriter err) {
+        ServeClient client = ServeClient.connect(server.url, "fill-mask", modelOptions, spec, err);
+        if (!client.info().path("fill_mask").asBoolean()) {
+            throw new UserError("the server at " + server.url + " serves " + client.info().path("model_id").asText()
+                    + ", which has no masked-language-model head, so it cannot fill masks");
+        }
+        RunProgress progress = new RunProgress(err, "fill-mask:", file != null).countingTexts();
+        AtomicBoolean warned = new AtomicBoolean();
+        TextInput.forEachBatch(texts, file, System.in, 1, (batch, first, read, total) -> {
+            ObjectNode body = JsonText.object();
+            body.put("inputs", batch.getFirst());
+            ObjectNode parameters = body.putObject("parameters").put("top_k", topK);
+            if (!targets.isEmpty()) {
+                ArrayNode words = parameters.putArray("targets");
+                targets.forEach(words::add);
+            }
+            JsonNode answer;
+            try {
+                answer = client.post("fill-mask", body);
+            } catch (UserError e) {
+                throw file == null && texts.size() == 1 ? e : new UserError(TextInput.where(file, first) + ": " + e.getMessage());
+            }
+            List<List<FillMask.Candidate>> masks = candidates(answer);
+            int ranked = masks.getFirst().size();
+            if (ranked < topK && !warned.getAndSet(true)) {
+                // As the local run says it (the server ranks all there are).
+                err.println("fill-mask: --top-k " + topK + " is more than the " + ranked + (targets.isEmpty() ? " tokens of the vocabulary"
+                        : " targets") + "; showing all " + ranked);
+            }
+            out.println(json ? toJson(masks) : table(batch.getFirst(), masks));
+            out.flush();
+            progress.done(1, 0, read, total);
+        });
+        progress.finish();
+        return 0;
+    }
+
+    /** A {@code /fill-mask} answer for one text: its candidates (one mask), or a list of them per mask. */
+    private static List<List<FillMask.Candidate>> candidates(JsonNode answer) {
+        if (!answer.isArray() || answer.isEmpty()) {
+            throw new UserError("the server's fill-mask answer is not a list of candidates: " + Excerpt.of(answer.toString()));
+        }
+        List<List<FillMask.Candidate>> masks = new ArrayList<>();
+        if (answer.get(0).isArray()) {
+            answer.forEach(mask -> masks.add(candidateList(mask)));
+        } else {
+            masks.add(candidateList(answer));
+        }
+        return masks;
+    }
+
+    private static List<FillMask.Candidate> candidateList(JsonNode list) {
+        List<FillMask.Candidate> out = new ArrayList<>();
+        for (JsonNode c : list) {
+            if (!c.path("score").isNumber() || !c.path("token").canConvertToInt() || !c.path("token_str").isTextual()
+                    || !c.path("sequence").isTextual()) {
+                throw new UserError("the server's fill-mask answer has a candidate without score, token, token_str and sequence: "
+                        + Excerpt.of(c.toString()));
+            }
+            out.add(new FillMask.Candidate(c.get("score").floatValue(), c.get("token").intValue(), c.get("token_str").textValue(),
+                    c.get("sequence").textValue()));
+        }
+        return out;
     }
 
     private static String toJson(List<List<FillMask.Candidate>> masks) {

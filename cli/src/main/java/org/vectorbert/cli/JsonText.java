@@ -1,6 +1,7 @@
 package org.vectorbert.cli;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
@@ -22,6 +23,11 @@ final class JsonText {
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("cannot write JSON: " + e.getMessage(), e);
         }
+    }
+
+    /** {@code text} read as JSON. */
+    static JsonNode parse(String text) throws JsonProcessingException {
+        return Holder.MAPPER.readTree(text);
     }
 
     static ObjectNode object() {

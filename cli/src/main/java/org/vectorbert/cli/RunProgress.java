@@ -31,8 +31,10 @@ final class RunProgress {
     private volatile boolean drawn;
     /** Tokens per second, smoothed over the last few redraws. */
     private double recentRate;
-    private long rateTokens;
+    private long rateCounted;
     private long rateNanos = startNanos;
+    /** False where the tokens are not known here (a server answered): rates are then in texts per second. */
+    private boolean countsTokens = true;
 
     /**
      * @param verb    what the run does, for the summary ("embedded")
@@ -46,6 +48,12 @@ final class RunProgress {
         if (terminal) {
             Runtime.getRuntime().addShutdownHook(new Thread(this::clearLine, "vectorbert-progress"));
         }
+    }
+
+    /** Rates in texts per second, for a run whose tokens are counted elsewhere (by the server that answers it). */
+    RunProgress countingTexts() {
+        countsTokens = false;
+        return this;
     }
 
     /** At exit (Ctrl-C included), takes the unfinished progress line off the screen. */
@@ -82,20 +90,21 @@ final class RunProgress {
             return;
         }
         lastDrawNanos = now;
-        double rate = (tokens - rateTokens) / ((now - rateNanos) / 1e9);
+        long counted = countsTokens ? tokens : texts;
+        double rate = (counted - rateCounted) / ((now - rateNanos) / 1e9);
         recentRate = recentRate == 0 ? rate : 0.7 * recentRate + 0.3 * rate;
-        rateTokens = tokens;
+        rateCounted = counted;
         rateNanos = now;
         StringBuilder line = new StringBuilder("\r").append(verb).append(' ');
         if (totalBytes > 0 && bytesRead > 0) {
             double fraction = Math.min(1, (double) bytesRead / totalBytes);
             int filled = (int) Math.round(fraction * BAR);
-            double tokensLeft = (double) tokens / bytesRead * (totalBytes - bytesRead);
+            double left = (double) counted / bytesRead * (totalBytes - bytesRead);
             line.append('[').append("#".repeat(filled)).append(".".repeat(BAR - filled)).append(String.format("] %3.0f%%, ", 100 * fraction));
-            line.append(texts).append(" texts, ").append(String.format("%.0f tokens/s, %s left", recentRate,
-                    duration(tokensLeft / recentRate)));
+            line.append(texts).append(" texts, ").append(String.format("%.0f %s/s, %s left", recentRate, unit(),
+                    duration(left / recentRate)));
         } else {
-            line.append(texts).append(" texts, ").append(String.format("%.0f tokens/s", recentRate));
+            line.append(texts).append(" texts, ").append(String.format("%.0f %s/s", recentRate, unit()));
         }
         line.append("\033[K");
         err.print(line);
@@ -128,9 +137,18 @@ final class RunProgress {
             extra.append("; ").append(empty).append(empty == 1 ? " text" : " texts").append(" gave no tokens (").append(firstEmpty)
                     .append(empty == 1 ? "" : " the first").append(": empty or only spaces), each embedded as [CLS] [SEP] alone");
         }
-        err.printf("%s %d text%s, %d tokens in %.1f s (%.0f tokens/s)%s%n", verb, texts, texts == 1 ? "" : "s", tokens,
-                seconds, seconds > 0 ? tokens / seconds : 0, extra);
+        if (countsTokens) {
+            err.printf("%s %d text%s, %d tokens in %.1f s (%.0f tokens/s)%s%n", verb, texts, texts == 1 ? "" : "s", tokens,
+                    seconds, seconds > 0 ? tokens / seconds : 0, extra);
+        } else {
+            err.printf("%s %d text%s in %.1f s (%.1f texts/s)%s%n", verb, texts, texts == 1 ? "" : "s", seconds,
+                    seconds > 0 ? texts / seconds : 0, extra);
+        }
         err.flush();
+    }
+
+    private String unit() {
+        return countsTokens ? "tokens" : "texts";
     }
 
     private static String duration(double seconds) {

@@ -1,0 +1,215 @@
+package org.vectorbert.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.net.HttpURLConnection;
+import java.net.SocketTimeoutException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.util.Locale;
+import org.vectorbert.common.Excerpt;
+import picocli.CommandLine.Model.CommandSpec;
+
+/**
+ * {@code --server URL}: a running {@code vectorbert serve} answers the command in place of a model loaded in
+ * this process. For repeated use from a shell or a script: each command otherwise pays for a JVM's start, the
+ * model's load and a first pass before C2 has compiled anything (a one-shot fill-mask ~1.4 s of wall time and
+ * ~2.4 s of CPU on the 2-core AVX2 machine), where the server's model is loaded and warm. Explicit, never
+ * silent: only with the option, and the command names the server and its model on stderr.
+ *
+ * <p>The server's API key, if it has one, comes from {@code $VECTORBERT_API_KEY}, the variable {@code serve}
+ * reads its own from (never an argument, which other users of the machine could see in the process list).
+ */
+final class ServeClient {
+    /** The option, for the commands that can hand their texts over (a picocli mixin). */
+    static final class Option {
+        @picocli.CommandLine.Option(names = "--server", paramLabel = "URL",
+                description = "Send the texts to a running 'vectorbert serve' at URL (such as http://127.0.0.1:8080) instead of loading "
+                        + "the model here: no start-up wait, the server's model answers (its API key from $"
+                        + ServeCommand.API_KEY_VARIABLE + ").")
+        String url;
+
+        /** Whether --server was given. */
+        boolean given() {
+            return url != null;
+        }
+    }
+
+    /**
+     * Milliseconds to wait for a connection, and for /info's answer. A fill-mask or embedding request waits as long as
+     * the server takes: a long text queued behind others can take seconds, and Ctrl-C ends the wait.
+     */
+    private static final int CONNECT_MILLIS = 5_000;
+    private static final int INFO_MILLIS = 30_000;
+
+    private final URI base;
+    private final String key;
+    private final JsonNode info;
+
+    private ServeClient(URI base, String key, JsonNode info) {
+        this.base = base;
+        this.key = key;
+        this.info = info;
+    }
+
+    /**
+     * Connects to the server at {@code url} ({@link Option}) for {@code verb} ("fill-mask"): reads its {@code /info},
+     * checks that it serves the model that {@code --model} and {@code --dtype} ask for (when they are given), refuses
+     * {@code --threads} (the server's own threads run its model), and says on {@code err} which server and model answer.
+     */
+    static ServeClient connect(String url, String verb, ModelOptions model, CommandSpec spec, PrintWriter err) {
+        URI base = base(url);
+        if (spec.commandLine().getParseResult().hasMatchedOption("--threads")) {
+            throw new UserError("--threads and --server do not go together: the server's own threads run its model");
+        }
+        String key = System.getenv(ServeCommand.API_KEY_VARIABLE);
+        ServeClient client = new ServeClient(base, key == null || key.isEmpty() ? null : key, null);
+        JsonNode info = client.exchange("info", null, INFO_MILLIS);
+        JsonNode id = info.get("model_id");
+        if (id == null || !id.isTextual() || !info.has("fill_mask")) {
+            throw new UserError("--server: " + base + " is not a vectorbert server: its /info has no model_id and fill_mask");
+        }
+        String served = id.textValue();
+        if (model.model != null && !sameModel(model.model, served)) {
+            throw new UserError("--model " + model.model + ", but the server at " + base + " serves " + served
+                    + ": drop --model to use the server's model, or --server to load " + model.model + " here");
+        }
+        String dtype = info.path("model_dtype").asText("");
+        String asked = switch (model.precision()) {
+            case F32 -> "float32";
+            case BF16 -> "bfloat16";
+        };
+        if (spec.commandLine().getParseResult().hasMatchedOption("--dtype") && !asked.equals(dtype)) {
+            throw new UserError("--dtype " + model.dtype + ", but the server at " + base + " runs its model in " + dtype);
+        }
+        err.println(verb + ": answered by the server at " + base + " (" + served + ")");
+        return new ServeClient(base, client.key, info);
+    }
+
+    /** The server's {@code /info}. */
+    JsonNode info() {
+        return info;
+    }
+
+    /** POSTs {@code body} as JSON to {@code route} (relative, such as "fill-mask") and returns the answer. */
+    JsonNode post(String route, JsonNode body) {
+        return exchange(route, body, 0);
+    }
+
+    /**
+     * GETs {@code route}, or POSTs {@code body} to it: the JSON answer of a 200, else one line saying what the server
+     * answered or why no answer came. {@code HttpURLConnection} rather than {@code java.net.http}, for the start-up this
+     * option is for: building an {@code HttpClient} initialises TLS whether or not it is used, 333 ms of a 1.3 s call's main
+     * thread in a wall-clock profile (2-core AMD EPYC, AVX2), and its first request took another 180 ms.
+     */
+    private JsonNode exchange(String route, JsonNode body, int readMillis) {
+        try {
+            HttpURLConnection c = (HttpURLConnection) base.resolve(route).toURL().openConnection();
+            c.setConnectTimeout(CONNECT_MILLIS);
+            c.setReadTimeout(readMillis);
+            c.setRequestProperty("Accept", "application/json");
+            if (key != null) {
+                c.setRequestProperty("Authorization", "Bearer " + key);
+            }
+            byte[] bytes = body == null ? null : JsonText.of(body).getBytes(StandardCharsets.UTF_8);
+            if (bytes != null) {
+                c.setRequestMethod("POST");
+                c.setRequestProperty("Content-Type", "application/json");
+                c.setDoOutput(true);
+                c.setFixedLengthStreamingMode(bytes.length);
+            }
+            try {
+                c.connect();
+            } catch (IOException e) {
+                throw new UserError("--server: nothing answers at " + base + " (" + describe(e) + "); start one with 'vectorbert serve'");
+            }
+            if (bytes != null) {
+                try (OutputStream out = c.getOutputStream()) {
+                    out.write(bytes);
+                }
+            }
+            int status = c.getResponseCode();
+            byte[] answer;
+            try (InputStream in = status >= 400 ? c.getErrorStream() : c.getInputStream()) {
+                answer = in == null ? new byte[0] : in.readAllBytes();
+            }
+            return answer(status, new String(answer, StandardCharsets.UTF_8));
+        } catch (SocketTimeoutException e) {
+            throw new UserError("--server: the server at " + base + " did not answer within " + readMillis / 1000 + " s");
+        } catch (IOException e) {
+            throw new UserError("--server: no answer from " + base + " (" + describe(e) + ")");
+        }
+        // Not disconnected: an answer read to its end leaves the connection open for the next request (keep-alive).
+    }
+
+    /** The JSON of a 200 answer, else the error it gives (TEI's shape, {"error": "...", "error_type": "..."}). */
+    private JsonNode answer(int status, String text) {
+        JsonNode json;
+        try {
+            json = JsonText.parse(text);
+        } catch (IOException e) {
+            json = null;
+        }
+        if (status == 200 && json != null) {
+            return json;
+        }
+        String message = json != null && json.path("error").isTextual() ? json.get("error").textValue()
+                : text.isBlank() ? "no message" : Excerpt.of(text.strip());
+        String hint = switch (status) {
+            case 401 -> "; set $" + ServeCommand.API_KEY_VARIABLE + " to its API key";
+            case 404 -> "; is it a vectorbert server?";
+            default -> "";
+        };
+        throw new UserError("the server at " + base + " answered " + status + ": " + message + hint);
+    }
+
+    private static String describe(IOException e) {
+        String m = e.getMessage();
+        return m == null || m.isBlank() ? e.getClass().getSimpleName() : m;
+    }
+
+    /** {@code url} as the base that routes resolve against (a trailing slash added), or a usage error. */
+    static URI base(String url) {
+        URI uri;
+        try {
+            uri = new URI(url);
+        } catch (URISyntaxException e) {
+            throw new UserError("--server: not a URL: " + url + " (" + e.getReason() + ")");
+        }
+        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+        if (!(scheme.equals("http") || scheme.equals("https")) || uri.getHost() == null || uri.getQuery() != null
+                || uri.getFragment() != null) {
+            throw new UserError("--server: give the server's address as http://HOST:PORT, was " + url);
+        }
+        String path = uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath();
+        try {
+            return new URI(scheme + "://" + uri.getRawAuthority() + (path.endsWith("/") ? path : path + "/"));
+        } catch (URISyntaxException e) {
+            throw new UserError("--server: not a URL: " + url + " (" + e.getReason() + ")");
+        }
+    }
+
+    /**
+     * Whether {@code --model asked} names the model the server reports as {@code served} (its own --model argument):
+     * the same text, or two paths to the same directory.
+     */
+    static boolean sameModel(String asked, String served) {
+        if (asked.equals(served)) {
+            return true;
+        }
+        try {
+            Path a = Path.of(asked);
+            Path b = Path.of(served);
+            return Files.exists(a) && Files.exists(b) && Files.isSameFile(a, b);
+        } catch (InvalidPathException | IOException e) {
+            return false;
+        }
+    }
+}
