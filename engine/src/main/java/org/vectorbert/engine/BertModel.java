@@ -311,7 +311,7 @@ public final class BertModel {
             slowPathCheck.passDone(firstLayer(), config.headSize(), layout.rows(), layout.longest());
             return result;
         } finally {
-            if (plain) {
+            if (plain && !PlainKernels.EVERY_PASS) {
                 PlainKernels.end();
                 KernelCompilation.start();     // for the next pass, which runs the vector kernels; a one-shot command has exited by then
             }

@@ -30,8 +30,14 @@ final class PlainKernels {
      * the vector kernels once C2 has compiled those, so a big first batch is better off waiting for them.
      */
     static final int MAX_POSITIONS = 64;
-    /** {@code -Dvectorbert.plainFirstPass=off} runs every pass on the vector kernels. */
+    /**
+     * {@code -Dvectorbert.plainFirstPass=off} runs every pass on the vector kernels; {@code =every} runs every pass plain,
+     * whatever its size, for a JVM without C2 ({@code -XX:TieredStopAtLevel=1}), where the vector kernels would only ever
+     * run the Vector API's fallback: the launcher starts a one-shot {@code fill-mask} that way (see bin/vectorbert).
+     */
     static final String SWITCH = "vectorbert.plainFirstPass";
+    /** Every pass plain ({@code =every}): the vector kernels never run, nor need their compiler directive. */
+    static final boolean EVERY_PASS = "every".equals(System.getProperty(SWITCH));
 
     private static final AtomicBoolean FIRST_PASS_TAKEN = new AtomicBoolean("off".equals(System.getProperty(SWITCH)));
     /** Set while the first pass runs; read by the kernels' entry points (a racing pass also runs plain: same bits). */
@@ -44,21 +50,25 @@ final class PlainKernels {
 
     private PlainKernels() {}
 
-    /** Whether the JVM's first pass is still to come (and so may run plain). */
+    /** Whether the JVM's first pass is still to come (and so may run plain), or every pass runs plain. */
     static boolean firstPassAhead() {
-        return !FIRST_PASS_TAKEN.get();
+        return EVERY_PASS || !FIRST_PASS_TAKEN.get();
     }
 
     /** Whether the kernels run plain now. */
     static boolean active() {
-        return active;
+        return EVERY_PASS || active;
     }
 
     /**
      * Whether a pass over {@code positions} rows is the JVM's first and small enough to run plain; if so, it does
-     * until {@link #end}. A first pass too big to run plain leaves every later pass to the vector kernels.
+     * until {@link #end}. A first pass too big to run plain leaves every later pass to the vector kernels. With
+     * {@link #EVERY_PASS}, every pass runs plain.
      */
     static boolean begin(int positions) {
+        if (EVERY_PASS) {
+            return true;
+        }
         if (FIRST_PASS_TAKEN.get() || !FIRST_PASS_TAKEN.compareAndSet(false, true) || positions > MAX_POSITIONS) {
             return false;
         }

@@ -7,8 +7,8 @@ import java.util.List;
 
 /**
  * A JVM of its own for {@link PlainKernelsTest}: loads the model in {@code args[0]} and runs three passes over
- * {@code args[1]} positions, then prints which kernels each ran (plain or vector) and whether their hidden
- * states are the same bits.
+ * {@code args[1]} positions, then prints which kernels each ran (plain or vector), whether their hidden
+ * states are the same bits, and a hash of those bits (to hold JVMs run with other flags to each other).
  */
 public final class PlainFirstPassMain {
     private PlainFirstPassMain() {}
@@ -32,5 +32,6 @@ public final class PlainFirstPassMain {
         System.out.println("pass 1 " + kinds.get(0) + ", pass 2 " + kinds.get(1) + ", pass 3 " + kinds.get(2));
         boolean same = Arrays.equals(states.get(0), states.get(1)) && Arrays.equals(states.get(1), states.get(2));
         System.out.println(same ? "pass 1 = pass 2 = pass 3" : "the passes differ");
+        System.out.println("bits " + Arrays.hashCode(states.get(2)));
     }
 }

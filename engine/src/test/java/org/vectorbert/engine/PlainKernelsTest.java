@@ -183,7 +183,7 @@ class PlainKernelsTest {
     void onlyTheJvmsFirstPassRunsPlainAndItGivesTheBitsOfTheNext() throws Exception {
         ChildJvm run = ChildJvm.run(dir, List.of(), PlainFirstPassMain.class, RealModels.allMiniLm().toString(), "9");
         assertEquals(0, run.exit(), run.err());
-        assertEquals(List.of("pass 1 plain, pass 2 vector, pass 3 vector", "pass 1 = pass 2 = pass 3"), run.out().lines().toList());
+        assertEquals(List.of("pass 1 plain, pass 2 vector, pass 3 vector", "pass 1 = pass 2 = pass 3"), run.out().lines().limit(2).toList());
 
         ChildJvm big = ChildJvm.run(dir, List.of(), PlainFirstPassMain.class, RealModels.allMiniLm().toString(), "65");
         assertEquals(0, big.exit(), big.err());
@@ -193,5 +193,13 @@ class PlainKernelsTest {
         ChildJvm off = ChildJvm.run(dir, List.of("-D" + PlainKernels.SWITCH + "=off"), PlainFirstPassMain.class,
                 RealModels.allMiniLm().toString(), "9");
         assertEquals("pass 1 vector, pass 2 vector, pass 3 vector", off.out().lines().findFirst().orElseThrow());
+
+        // A JVM without C2, as the launcher starts a one-shot fill-mask: every pass plain, however big, with the bits
+        // the vector kernels give.
+        ChildJvm every = ChildJvm.run(dir, List.of("-XX:TieredStopAtLevel=1", "-D" + PlainKernels.SWITCH + "=every"),
+                PlainFirstPassMain.class, RealModels.allMiniLm().toString(), "65");
+        assertEquals(0, every.exit(), every.err());
+        assertEquals(List.of("pass 1 plain, pass 2 plain, pass 3 plain", "pass 1 = pass 2 = pass 3", big.out().lines().toList().get(2)),
+                every.out().lines().toList());
     }
 }
