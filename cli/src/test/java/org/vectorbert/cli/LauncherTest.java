@@ -16,6 +16,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -121,6 +123,51 @@ class LauncherTest {
         assertEquals(0, third.waitFor(), stderr());
         assertFalse(Files.exists(aot), "a cache recorded with another engine jar is removed");
         assertFalse(Files.exists(aot.resolveSibling("vectorbert.aot.stamp")));
+    }
+
+    @Test
+    void aShortFillMaskRunsOnC1AloneAndAnythingBiggerAsBefore() throws Exception {
+        Map<String, String> env = Map.of("VECTORBERT_AOT", "0", "VECTORBERT_HOME", work.resolve("home").toString(),
+                "VECTORBERT_JAVA_OPTS", "-XX:+PrintFlagsFinal -XshowSettings:properties");
+        String model = TestModels.bertBaseUncased().toString();
+        Process oneShot = start(env, "fill-mask", "--top-k", "1", "--model", model, "Paris is the [MASK] of France.");
+        assertEquals(0, oneShot.waitFor(), stderr());
+        String out = Files.readString(work.resolve("stdout"));
+        assertTrue(out.contains("paris is the capital of france."), out);
+        assertEquals("1", flag(out, "TieredStopAtLevel"));
+        assertEquals("every", property());
+        Process embed = start(env, "embed", "--model", model, "A sentence to embed.");
+        assertEquals(0, embed.waitFor(), stderr());
+        out = Files.readString(work.resolve("stdout"));
+        assertTrue(out.contains("\"A sentence to embed.\"  [768]"), out);
+        assertEquals("1", flag(out, "TieredStopAtLevel"));
+        assertEquals("every", property());
+
+        Path file = Files.writeString(work.resolve("texts.txt"), "Paris is the [MASK] of France.\n");
+        String longText = "word ".repeat(60) + "[MASK].";
+        List<List<String>> others = List.of(List.of("fill-mask", "--model", model, "--file", file.toString()),
+                List.of("fill-mask", "--model", model, "--file=" + file), List.of("fill-mask", "--model", model, longText),
+                List.of("embed", "--model", model, "--file", file.toString()), List.of("tokenize", "--model", model, "x"));
+        for (List<String> args : others) {
+            Process p = start(env, args.toArray(String[]::new));
+            assertEquals(0, p.waitFor(), stderr());
+            out = Files.readString(work.resolve("stdout"));
+            assertEquals("4", flag(out, "TieredStopAtLevel"), String.join(" ", args));
+            assertEquals(null, property(), String.join(" ", args));
+        }
+    }
+
+    /** A flag's value in -XX:+PrintFlagsFinal's table. */
+    private static String flag(String printed, String name) {
+        Matcher m = Pattern.compile("\\s" + name + "\\s+=\\s+(\\S+)").matcher(printed);
+        assertTrue(m.find(), "no " + name + " in the flags printed");
+        return m.group(1);
+    }
+
+    /** The -Dvectorbert.plainFirstPass the launcher gave, from -XshowSettings:properties on stderr (null: none). */
+    private String property() throws IOException {
+        Matcher m = Pattern.compile("\\n\\s*vectorbert\\.plainFirstPass = (\\S+)").matcher(stderr());
+        return m.find() ? m.group(1) : null;
     }
 
     private Process start(Map<String, String> env, String... args) throws IOException {
