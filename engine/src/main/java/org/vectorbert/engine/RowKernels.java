@@ -41,13 +41,18 @@ final class RowKernels {
         int bound = S.loopBound(dim);
         int i = 0;
         for (; i < bound; i += L) {
+            // The new vector is the receiver and the accumulator the argument, here and in every loop of the kernels: to
+            // C2 a loop-carried vector has no exact type, so a method called on it dispatches through the JDK's shared
+            // type profile, and when that profile named no single class C2 compiled FloatVector.lanewise as a virtual
+            // call on boxed vectors (PrintInlining: "lanewise ... failed to inline: virtual call"). LayerNorm then ran
+            // at 92-140 M floats/s instead of ~1,300 in 3 of 8 test JVMs (SlowPathCheckTest), and once in CI's Spark JVM.
             FloatVector d = FloatVector.fromArray(S, x, off + i).sub(vm);
-            acc = acc.add(d.mul(d));
+            acc = d.mul(d).add(acc);
         }
         if (i < dim) {
             VectorMask<Float> m = S.indexInRange(i, dim);
             FloatVector d = FloatVector.fromArray(S, x, off + i, m).sub(vm);
-            acc = acc.add(d.mul(d), m);
+            acc = d.mul(d).blend(0f, m.not()).add(acc);
         }
         acc.intoArray(lanes, 0);
         float variance = VectorMath.sumStored(lanes, 0) / dim;
@@ -74,11 +79,11 @@ final class RowKernels {
         FloatVector vmax = FloatVector.broadcast(S, Float.NEGATIVE_INFINITY);
         int i = 0;
         for (; i < bound; i += L) {
-            vmax = vmax.max(FloatVector.fromArray(S, a, off + i));
+            vmax = FloatVector.fromArray(S, a, off + i).max(vmax);
         }
         if (i < n) {
             VectorMask<Float> m = S.indexInRange(i, n);
-            vmax = vmax.max(FloatVector.fromArray(S, a, off + i, m).blend(Float.NEGATIVE_INFINITY, m.not()));
+            vmax = FloatVector.fromArray(S, a, off + i, m).blend(Float.NEGATIVE_INFINITY, m.not()).max(vmax);
         }
         float max = vmax.reduceLanes(VectorOperators.MAX);
         for (i = 0; i < bound; i += L) {

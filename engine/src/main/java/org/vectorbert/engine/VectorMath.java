@@ -92,10 +92,11 @@ final class VectorMath {
         FloatVector acc = FloatVector.zero(S);
         int i = 0;
         for (int bound = S.loopBound(n); i < bound; i += L) {
-            acc = acc.add(FloatVector.fromArray(S, a, off + i));
+            // The accumulator as the argument, never the receiver: see RowKernels.layerNormRow.
+            acc = FloatVector.fromArray(S, a, off + i).add(acc);
         }
         if (i < n) {
-            acc = acc.add(FloatVector.fromArray(S, a, off + i, S.indexInRange(i, n)));
+            acc = FloatVector.fromArray(S, a, off + i, S.indexInRange(i, n)).add(acc);
         }
         acc.intoArray(lanes, lanesOff);
         return sumStored(lanes, lanesOff);
