@@ -109,6 +109,43 @@ final class KernelCompilation {
         return "[{ match: [" + match + "], c1: { Exclude: true } }]\n";
     }
 
+    /**
+     * What the JIT holds now for {@code className}'s methods (one of {@link #KERNEL_CLASSES}), from the
+     * {@code DiagnosticCommand} MBean's {@code Compiler.codelist}: each method with code in use and its tier (C2 or
+     * C1), for instance {@code "layerNormRow C2, layerNorm C1"}; "none" when no method has code (all interpreted);
+     * empty when the JVM cannot say. For the slow-path warning, so that it tells a kernel that never reached C2 from
+     * one C2 compiled and that still runs slowly.
+     */
+    static java.util.Optional<String> compiledNow(String className) {
+        String codelist;
+        try {
+            codelist = String.valueOf(ManagementFactory.getPlatformMBeanServer().invoke(
+                    new ObjectName("com.sun.management:type=DiagnosticCommand"), "compilerCodelist", new Object[0], new String[0]));
+        } catch (JMException | RuntimeException | LinkageError e) {
+            return java.util.Optional.empty();
+        }
+        // Lines of "compile-id level state class.method(signature) [addresses]", state 0 being code in use.
+        String prefix = "org.vectorbert.engine." + className + ".";
+        java.util.Map<String, Integer> best = new java.util.TreeMap<>();
+        for (String line : codelist.lines().toList()) {
+            String[] f = line.trim().split("\\s+", 5);
+            if (f.length >= 4 && f[2].equals("0") && f[3].startsWith(prefix)) {
+                String method = f[3].substring(prefix.length(), f[3].indexOf('(') < 0 ? f[3].length() : f[3].indexOf('('));
+                try {
+                    best.merge(method, Integer.parseInt(f[1]), Math::max);
+                } catch (NumberFormatException e) {
+                    // not a line of the table
+                }
+            }
+        }
+        if (best.isEmpty()) {
+            return java.util.Optional.of("none");
+        }
+        StringBuilder b = new StringBuilder();
+        best.forEach((method, level) -> b.append(b.isEmpty() ? "" : ", ").append(method).append(level == 4 ? " C2" : " C1"));
+        return java.util.Optional.of(b.toString());
+    }
+
     private static String add() {
         Path file = null;
         try {

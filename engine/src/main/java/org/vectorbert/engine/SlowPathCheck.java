@@ -39,18 +39,21 @@ final class SlowPathCheck {
      * about ten times below the first and above the second.
      */
     enum Kernel {
-        MATRIX("the matrix kernel (PanelTiles)", "GFLOP/s", 3),
-        ATTENTION("the attention kernel (AttentionKernel)", "GFLOP/s", 1.5),
-        LAYER_NORM("LayerNorm (RowKernels.layerNorm)", "M floats/s", 200),
-        ACTIVATION("the activation (RowKernels.activate)", "M floats/s", 25);
+        MATRIX("the matrix kernel (PanelTiles)", "PanelTiles", "GFLOP/s", 3),
+        ATTENTION("the attention kernel (AttentionKernel)", "AttentionKernel", "GFLOP/s", 1.5),
+        LAYER_NORM("LayerNorm (RowKernels.layerNorm)", "RowKernels", "M floats/s", 200),
+        ACTIVATION("the activation (RowKernels.activate)", "RowKernels", "M floats/s", 25);
 
         final String title;
+        /** The class holding its vector code (one of {@link KernelCompilation#KERNEL_CLASSES}). */
+        final String className;
         final String unit;
         /** The floor in the unit shown (GFLOP/s = flop/ns; M floats/s = 1000 floats/ns). */
         final double floor;
 
-        Kernel(String title, String unit, double floor) {
+        Kernel(String title, String className, String unit, double floor) {
             this.title = title;
+            this.className = className;
             this.unit = unit;
             this.floor = floor;
         }
@@ -97,7 +100,8 @@ final class SlowPathCheck {
             return;
         }
         try {
-            List<Speed> slow = measure(layer, headSize, rows, seq).stream().filter(Speed::slow).toList();
+            List<Speed> speeds = measure(layer, headSize, rows, seq);
+            List<Speed> slow = speeds.stream().filter(Speed::slow).toList();
             if (slow.isEmpty()) {
                 dueAtPass = Long.MAX_VALUE;
             } else if (firstSlow.isEmpty()) {
@@ -106,21 +110,39 @@ final class SlowPathCheck {
                 dueAtNanos = System.nanoTime() + warmUpNanos;
             } else {
                 dueAtPass = Long.MAX_VALUE;
-                report(slow);
+                report(speeds, shape(layer, rows, seq));
             }
         } finally {
             checking.set(false);
         }
     }
 
-    static void report(List<Speed> slow) {
+    /**
+     * Says once per JVM which of {@code speeds} are slow, then, for whoever looks into it, what was measured: the shape,
+     * the other kernels' speeds, and what the JIT holds for the slow kernels' classes (a kernel never compiled by C2, or
+     * one that C2 compiled and that still runs slowly, as the spark tests' JVM in a full CI run showed twice: LayerNorm at
+     * 101-102 M floats/s, where its C2 code runs at thousands, with the cause not found).
+     */
+    static void report(List<Speed> speeds, String shape) {
         if (REPORTED.compareAndSet(false, true)) {
+            List<Speed> slow = speeds.stream().filter(Speed::slow).toList();
+            List<Speed> fast = speeds.stream().filter(s -> !s.slow()).toList();
+            StringBuilder jit = new StringBuilder();
+            slow.stream().map(s -> s.kernel().className).distinct().forEach(c -> KernelCompilation.compiledNow(c)
+                    .ifPresent(state -> jit.append(jit.isEmpty() ? "; compiled now: " : "; ").append(c).append(": ").append(state)));
             LOG.log(Level.WARNING, "slow path: after warm-up, " + String.join(", ", slow.stream().map(Speed::toString).toList())
                     + ", far below the speed of code compiled by the JVM's C2 compiler: the Vector API is running its"
                     + " slow fallback (interpreted or C1 code), and every pass is several times slower than this machine"
                     + " allows. Check the JVM flags for -Xint, -XX:TieredStopAtLevel or -XX:CompileCommand=exclude"
-                    + " naming org.vectorbert; -XX:-TieredCompilation compiles the kernels with C2 alone.");
+                    + " naming org.vectorbert; -XX:-TieredCompilation compiles the kernels with C2 alone. (Measured on "
+                    + shape + (fast.isEmpty() ? "" : "; " + String.join(", ", fast.stream().map(Speed::toString).toList())) + jit + ".)");
         }
+    }
+
+    /** The shape {@link #measure} times, for the report. */
+    static String shape(BertLayer layer, int rows, int seq) {
+        return Math.max(1, Math.min(rows, 16)) + " rows of " + layer.attentionOutput().dense().out + " and " + Math.max(1, Math.min(seq, 64))
+                + " positions";
     }
 
     /** Times each kernel on an input shaped like the recent pass (at most 16 rows and 64 positions): best of three. */

@@ -37,6 +37,9 @@ class SlowPathCheckTest {
                 .matcher(run.err());
         assertTrue(warning.find(), run.err());
         assertEquals(1, run.err().split("slow path:", -1).length - 1, "said once: " + run.err());
+        // What was measured, and what the JIT holds for the slow kernels' classes (kept out of C1 here, so never compiled).
+        assertTrue(Pattern.compile("\\(Measured on \\d+ rows of \\d+ and \\d+ positions; compiled now: PanelTiles: none; "
+                + "AttentionKernel: none; RowKernels: none\\.\\)").matcher(run.err()).find(), run.err());
     }
 
     @Test

@@ -28,9 +28,9 @@ public final class SlowPathMain {
         SlowPathCheck check = new SlowPathCheck(1, 0);
         int headSize = model.config().headSize();
         check.passDone(model.firstLayer(), headSize, batch.rows(), batch.length());
-        // A model looks again a warm-up after a slow check; here a second of passes. With the checks back to back, one
-        // full CI run (2-core AVX2 machine) measured LayerNorm at 102 M floats/s with plain flags, where C2's code runs at
-        // thousands (the cause not found: a kernel still being recompiled, or the machine); the test alone passed twice.
+        // A model looks again a warm-up after a slow check; here a second of passes. (LayerNorm at 92-140 M floats/s with
+        // plain flags, in one CI run and in 3 of 8 runs of this test, was C2's code calling FloatVector.lanewise virtually
+        // on an accumulator: see RowKernels.layerNormRow.)
         long again = System.nanoTime() + 1_000_000_000L;
         while (System.nanoTime() < again) {
             model.forward(batch, request);
@@ -40,5 +40,6 @@ public final class SlowPathMain {
         for (SlowPathCheck.Speed s : speeds) {
             System.out.println(s.kernel() + " " + s.value() + (s.slow() ? " slow" : ""));
         }
+        System.out.println("compiled now: RowKernels: " + KernelCompilation.compiledNow("RowKernels").orElse("unknown"));
     }
 }
