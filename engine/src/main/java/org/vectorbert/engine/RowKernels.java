@@ -45,7 +45,9 @@ final class RowKernels {
             // C2 a loop-carried vector has no exact type, so a method called on it dispatches through the JDK's shared
             // type profile, and when that profile named no single class C2 compiled FloatVector.lanewise as a virtual
             // call on boxed vectors (PrintInlining: "lanewise ... failed to inline: virtual call"). LayerNorm then ran
-            // at 92-140 M floats/s instead of ~1,300 in 3 of 8 test JVMs (SlowPathCheckTest), and once in CI's Spark JVM.
+            // at 92-140 M floats/s instead of ~1,300 in 3 of 8 test JVMs (SlowPathCheckTest), and the slow-path check
+            // fired in three full CI runs' Spark JVM: LayerNorm at 101-156 M floats/s, and twice attention, whose softmax
+            // had its running maximum as the receiver too.
             FloatVector d = FloatVector.fromArray(S, x, off + i).sub(vm);
             acc = d.mul(d).add(acc);
         }
