@@ -6,6 +6,9 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.management.JMException;
@@ -116,17 +119,17 @@ final class KernelCompilation {
      * empty when the JVM cannot say. For the slow-path warning, so that it tells a kernel that never reached C2 from
      * one C2 compiled and that still runs slowly.
      */
-    static java.util.Optional<String> compiledNow(String className) {
+    static Optional<String> compiledNow(String className) {
         String codelist;
         try {
             codelist = String.valueOf(ManagementFactory.getPlatformMBeanServer().invoke(
                     new ObjectName("com.sun.management:type=DiagnosticCommand"), "compilerCodelist", new Object[0], new String[0]));
         } catch (JMException | RuntimeException | LinkageError e) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
         // Lines of "compile-id level state class.method(signature) [addresses]", state 0 being code in use.
         String prefix = "org.vectorbert.engine." + className + ".";
-        java.util.Map<String, Integer> best = new java.util.TreeMap<>();
+        Map<String, Integer> best = new TreeMap<>();
         for (String line : codelist.lines().toList()) {
             String[] f = line.trim().split("\\s+", 5);
             if (f.length >= 4 && f[2].equals("0") && f[3].startsWith(prefix)) {
@@ -139,11 +142,11 @@ final class KernelCompilation {
             }
         }
         if (best.isEmpty()) {
-            return java.util.Optional.of("none");
+            return Optional.of("none");
         }
         StringBuilder b = new StringBuilder();
         best.forEach((method, level) -> b.append(b.isEmpty() ? "" : ", ").append(method).append(level == 4 ? " C2" : " C1"));
-        return java.util.Optional.of(b.toString());
+        return Optional.of(b.toString());
     }
 
     private static String add() {

@@ -33,7 +33,8 @@ final class PlainKernels {
     /**
      * {@code -Dvectorbert.plainFirstPass=off} runs every pass on the vector kernels; {@code =every} runs every pass plain,
      * whatever its size, for a JVM without C2 ({@code -XX:TieredStopAtLevel=1}), where the vector kernels would only ever
-     * run the Vector API's fallback: the launcher starts a one-shot {@code fill-mask} that way (see bin/vectorbert).
+     * run the Vector API's fallback: the launcher starts a one-shot {@code fill-mask} or {@code embed} that way (see
+     * bin/vectorbert).
      */
     static final String SWITCH = "vectorbert.plainFirstPass";
     /** Every pass plain ({@code =every}): the vector kernels never run, nor need their compiler directive. */

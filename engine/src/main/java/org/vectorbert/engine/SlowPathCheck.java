@@ -119,9 +119,9 @@ final class SlowPathCheck {
 
     /**
      * Says once per JVM which of {@code speeds} are slow, then, for whoever looks into it, what was measured: the shape,
-     * the other kernels' speeds, and what the JIT holds for the slow kernels' classes (a kernel never compiled by C2, or
-     * one that C2 compiled and that still runs slowly, as the spark tests' JVM in a full CI run showed twice: LayerNorm at
-     * 101-102 M floats/s, where its C2 code runs at thousands, with the cause not found).
+     * the other kernels' speeds, and what the JIT holds for the slow kernels' classes: a kernel never compiled by C2, or
+     * one that C2 compiled and that still runs slowly (LayerNorm at 92-156 M floats/s with all its methods in C2 code, in
+     * the Spark tests' JVM of full CI runs: a virtual call C2 left in a loop, see RowKernels.layerNormRow).
      */
     static void report(List<Speed> speeds, String shape) {
         if (REPORTED.compareAndSet(false, true)) {
@@ -141,14 +141,23 @@ final class SlowPathCheck {
 
     /** The shape {@link #measure} times, for the report. */
     static String shape(BertLayer layer, int rows, int seq) {
-        return Math.max(1, Math.min(rows, 16)) + " rows of " + layer.attentionOutput().dense().out + " and " + Math.max(1, Math.min(seq, 64))
-                + " positions";
+        return measuredRows(rows) + " rows of " + layer.attentionOutput().dense().out + " and " + measuredPositions(seq) + " positions";
+    }
+
+    /** The rows {@link #measure} times for a pass of {@code rows}: at most 16. */
+    private static int measuredRows(int rows) {
+        return Math.max(1, Math.min(rows, 16));
+    }
+
+    /** The positions {@link #measure} times for sequences of {@code seq}: at most 64. */
+    private static int measuredPositions(int seq) {
+        return Math.max(1, Math.min(seq, 64));
     }
 
     /** Times each kernel on an input shaped like the recent pass (at most 16 rows and 64 positions): best of three. */
     static List<Speed> measure(BertLayer layer, int headSize, int rows, int seq) {
-        int r = Math.max(1, Math.min(rows, 16));
-        int s = Math.max(1, Math.min(seq, 64));
+        int r = measuredRows(rows);
+        int s = measuredPositions(seq);
         PackedMatrix w = layer.attentionOutput().dense();
         int hidden = w.out;
         Random random = new Random(42);
