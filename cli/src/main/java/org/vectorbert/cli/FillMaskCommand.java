@@ -78,8 +78,7 @@ final class FillMaskCommand implements Callable<Integer> {
         fill.warnings().forEach(w -> err.println("fill-mask: " + w));
         int ranked = targets.isEmpty() ? fill.model().config().vocabSize() : fill.targetIds().length;
         if (topK > ranked) {
-            err.println("fill-mask: --top-k " + topK + " is more than the " + ranked + (targets.isEmpty() ? " tokens of the vocabulary"
-                    : " targets") + "; showing all " + ranked);
+            warnTopK(err, ranked, targets);
         }
         RunProgress progress = new RunProgress(err, "fill-mask:", file != null);
         TextInput.forEachBatch(texts, file, System.in, 1, (batch, first, read, total) -> {
@@ -123,9 +122,7 @@ final class FillMaskCommand implements Callable<Integer> {
             List<List<FillMask.Candidate>> masks = candidates(answer);
             int ranked = masks.getFirst().size();
             if (ranked < topK && !warned.getAndSet(true)) {
-                // As the local run says it (the server ranks all there are).
-                err.println("fill-mask: --top-k " + topK + " is more than the " + ranked + (targets.isEmpty() ? " tokens of the vocabulary"
-                        : " targets") + "; showing all " + ranked);
+                warnTopK(err, ranked, targets);            // as the local run says it (the server ranks all there are)
             }
             out.println(json ? toJson(masks) : table(batch.getFirst(), masks));
             out.flush();
@@ -133,6 +130,12 @@ final class FillMaskCommand implements Callable<Integer> {
         });
         progress.finish();
         return 0;
+    }
+
+    /** --top-k asks for more candidates than the {@code ranked} tokens there are to rank. */
+    private void warnTopK(PrintWriter err, int ranked, List<String> targets) {
+        err.println("fill-mask: --top-k " + topK + " is more than the " + ranked + (targets.isEmpty() ? " tokens of the vocabulary"
+                : " targets") + "; showing all " + ranked);
     }
 
     /** A {@code /fill-mask} answer for one text: its candidates (one mask), or a list of them per mask. */

@@ -79,6 +79,11 @@ class ServerHandOffTest {
             TokenizeCommandTest.Run named = run(fillMask(List.of("--model", model.toString(), "--server", url(served).replaceAll("/$", "")), ask));
             assertEquals(local.out(), named.out(), named.err());
         }
+        // More candidates asked than there are: said as the local run says it.
+        TokenizeCommandTest.Run few = run("fill-mask", "--server", url(served), "--top-k", "9", "--targets", "nurse,doctor",
+                "The woman worked as a [MASK].");
+        assertEquals(0, few.exit(), few.err());
+        assertTrue(few.err().contains("fill-mask: --top-k 9 is more than the 2 targets; showing all 2"), few.err());
     }
 
     @Test
