@@ -48,8 +48,20 @@ final class AttentionKernel {
      */
     static void head(float[] q, float[] k, float[] v, int hidden, int row0, int seq, int col, int headSize,
                      float[] mask, int maskOff, float[] scores, int scoresOff, float[] ctx, float[] keysT, int keysOff) {
+        head(q, row0, seq, k, v, hidden, row0, seq, col, headSize, mask, maskOff, scores, scoresOff, ctx, keysT, keysOff);
+    }
+
+    /**
+     * {@link #head} for {@code queries} query rows of their own, rows [qRow0, qRow0+queries) of q, against the sequence's
+     * keys and values (rows [row0, row0+seq) of k and v); the context goes to the query rows of ctx, and {@code scores}
+     * holds queries·seq floats. A query row's floats are the same whichever rows go with it: the last layer of a pass
+     * whose output is read at a few rows computes only those ({@link BertLayer#forwardAt}).
+     */
+    static void head(float[] q, int qRow0, int queries, float[] k, float[] v, int hidden, int row0, int seq, int col,
+                     int headSize, float[] mask, int maskOff, float[] scores, int scoresOff, float[] ctx, float[] keysT, int keysOff) {
         if (PlainKernels.active()) {
-            PlainKernels.head(q, k, v, hidden, row0, seq, col, headSize, mask, maskOff, scores, scoresOff, ctx, new float[L]);
+            PlainKernels.head(q, qRow0, queries, k, v, hidden, row0, seq, col, headSize, mask, maskOff, scores, scoresOff, ctx,
+                    new float[L]);
             return;
         }
         int stride = keyStride(seq);
@@ -64,26 +76,26 @@ final class AttentionKernel {
         // Four query rows at a time, so each key vector loaded serves four independent FMA chains (one
         // row alone over a short sequence waited on each FMA: scores took 5% of a corpus run, twice the
         // softmax). A last group of fewer rows repeats its last row: the same FMAs, into the same place.
-        for (int i = 0; i < seq; i += 4) {
-            int last = seq - 1;
-            scores(q, (row0 + i) * hidden + col, (row0 + Math.min(i + 1, last)) * hidden + col,
-                    (row0 + Math.min(i + 2, last)) * hidden + col, (row0 + Math.min(i + 3, last)) * hidden + col, headSize,
+        for (int i = 0; i < queries; i += 4) {
+            int last = queries - 1;
+            scores(q, (qRow0 + i) * hidden + col, (qRow0 + Math.min(i + 1, last)) * hidden + col,
+                    (qRow0 + Math.min(i + 2, last)) * hidden + col, (qRow0 + Math.min(i + 3, last)) * hidden + col, headSize,
                     keysT, keysOff, stride, seq, scale, mask, maskOff, scores, scoresOff + i * seq,
                     scoresOff + Math.min(i + 1, last) * seq, scoresOff + Math.min(i + 2, last) * seq,
                     scoresOff + Math.min(i + 3, last) * seq);
         }
-        for (int i = 0; i < seq; i++) {
+        for (int i = 0; i < queries; i++) {
             RowKernels.softmax(scores, scoresOff + i * seq, seq, keysT, keysOff + headSize * stride);
         }
         // Two query rows at a time, so each value vector loaded serves both; an odd last row goes
         // with itself (the same FMAs twice, into the same place).
-        for (int i = 0; i < seq; i += 2) {
+        for (int i = 0; i < queries; i += 2) {
             int a = i;
-            int b = Math.min(i + 1, seq - 1);
+            int b = Math.min(i + 1, queries - 1);
             int pa = scoresOff + a * seq;
             int pb = scoresOff + b * seq;
-            int outA = (row0 + a) * hidden + col;
-            int outB = (row0 + b) * hidden + col;
+            int outA = (qRow0 + a) * hidden + col;
+            int outB = (qRow0 + b) * hidden + col;
             int c = 0;
             for (; c + 4 * L <= headSize; c += 4 * L) {
                 weightedValues4(v, hidden, row0 * hidden + col + c, seq, scores, pa, pb, ctx, outA + c, outB + c);

@@ -28,8 +28,18 @@ record BertEncoder(List<BertLayer> layers, LayerNorm finalLayerNorm) {
     /**
      * Runs every layer over x ([layout.rows(), hidden], the embeddings' output) in place. When asked, keeps each
      * layer's output, attention probabilities, queries and keys (in the padded layout: BertModel packs no pass that asks).
+     * With a {@code selection} (never with anything kept per layer), the last layer and the final LayerNorm compute the
+     * selected rows alone, and leave the others as the layer before left them.
      */
-    void forward(float[] x, Batch batch, RowLayout layout, Workspace ws, BertModel.Request request, Kept kept) {
+    void forward(float[] x, Batch batch, RowLayout layout, Workspace ws, BertModel.Request request, Kept kept, RowSelection selection) {
+        if (selection != null) {
+            List<BertLayer> before = layers.subList(0, layers.size() - 1);
+            for (BertLayer layer : before) {
+                layer.forward(x, layout, ws, null);
+            }
+            layers.getLast().forwardAt(x, layout, selection, ws, finalLayerNorm);
+            return;
+        }
         int positions = layout.rows() * ws.hidden;
         for (BertLayer layer : layers) {
             float[] probabilities = null;

@@ -78,6 +78,43 @@ record BertLayer(BertSelfAttention attention, DenseAndNorm attentionOutput, Pack
     }
 
     /**
+     * The layer at the selected rows only, then {@code after} (a pre-LN encoder's final LayerNorm) when not null: those
+     * rows of x get the floats {@link #forward} gives them (each sum and norm works row by row, and attention's keys and
+     * values come from every row); the other rows of x are left as they were. For the last layer of a pass whose reader
+     * reads a few rows ({@link RowSelection}).
+     */
+    void forwardAt(float[] x, RowLayout layout, RowSelection selection, Workspace ws, LayerNorm after) {
+        int n = selection.size();
+        float[] result;
+        if (preLayerNorm) {
+            attentionOutput.layerNorm().apply(x, layout.rows(), ws.t);   // LN1 of every row: the keys and values need them
+            selection.gather(ws.t, hidden, ws.ctx);
+            attention.forwardAt(ws.t, ws.ctx, layout, selection, ws);
+            attentionOutput.dense().apply(ws.ctx, n, ws.t);
+            selection.gather(x, hidden, ws.q);
+            RowKernels.addInPlace(ws.q, 0, ws.t, n * hidden);
+            output.layerNorm().apply(ws.q, n, ws.t);
+            feedForward(ws.t, n, ws, ws.ctx);
+            RowKernels.addInPlace(ws.q, 0, ws.ctx, n * hidden);
+            result = ws.q;
+        } else {
+            selection.gather(x, hidden, ws.t);
+            attention.forwardAt(x, ws.t, layout, selection, ws);
+            attentionOutput.dense().apply(ws.ctx, n, ws.q);
+            RowKernels.addInPlace(ws.q, 0, ws.t, n * hidden);
+            attentionOutput.layerNorm().apply(ws.q, n, ws.t);
+            feedForward(ws.t, n, ws, ws.q);
+            RowKernels.addInPlace(ws.q, 0, ws.t, n * hidden);
+            output.layerNorm().apply(ws.q, n, ws.t);
+            result = ws.t;
+        }
+        if (after != null) {
+            after.apply(result, n, result);
+        }
+        selection.scatter(result, hidden, x);
+    }
+
+    /**
      * W2·act(W1·in + b1) + b2 for {@code rows} rows of {@code in} into {@code out}, {@link Workspace#FEED_FORWARD_ROWS}
      * rows at a time, so the [rows, intermediate] inside is never whole: at 4,096-position batches it was
      * 50 MB of bert-base's heap (25 MB of MiniLM's). Each row's arithmetic is the same whatever rows go with it.

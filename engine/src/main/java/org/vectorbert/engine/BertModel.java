@@ -179,29 +179,43 @@ public final class BertModel {
     /**
      * What a forward pass should return beyond the last hidden state.
      *
-     * @param heads the heads to run, each at the rows of the batch given (row = sequence · length + position);
-     *              null rows mean the first token of each sequence
+     * @param heads    the heads to run, each at the rows of the batch given (row = sequence · length + position);
+     *                 null rows mean the first token of each sequence
+     * @param readRows the rows of the batch at which the caller reads the last hidden state, beside the heads' rows,
+     *                 or null for every row (see {@link #lastHiddenStateOnlyAt})
      */
-    public record Request(boolean allHiddenStates, boolean attentions, boolean queriesAndKeys, Map<HeadKind, int[]> heads) {
+    public record Request(boolean allHiddenStates, boolean attentions, boolean queriesAndKeys, Map<HeadKind, int[]> heads,
+                          int[] readRows) {
         public Request {
             Map<HeadKind, int[]> copy = new EnumMap<>(HeadKind.class);
             copy.putAll(heads);
             heads = Collections.unmodifiableMap(copy);
+            readRows = readRows == null ? null : readRows.clone();
         }
 
         /** The last hidden state only: the cheapest request. */
         public static Request lastHiddenState() {
-            return new Request(false, false, false, Map.of());
+            return new Request(false, false, false, Map.of(), null);
+        }
+
+        /**
+         * The caller reads the last hidden state at these rows of the batch alone (row = sequence · length + position),
+         * beside the heads' rows: none for a fill-mask or a classifier, each [CLS] for [CLS] pooling. The last layer then
+         * computes only those rows (the same floats as in the whole pass), and every other row of the output's last
+         * hidden state is NaN. Ignored when the request keeps anything per layer, or asks for a padding position.
+         */
+        public Request lastHiddenStateOnlyAt(int... rows) {
+            return new Request(allHiddenStates, attentions, queriesAndKeys, heads, rows);
         }
 
         /** Also every layer's output, embeddings first, as transformers' {@code hidden_states}. */
         public Request withAllHiddenStates() {
-            return new Request(true, attentions, queriesAndKeys, heads);
+            return new Request(true, attentions, queriesAndKeys, heads, readRows);
         }
 
         /** Also each layer's attention probabilities. */
         public Request withAttentions() {
-            return new Request(allHiddenStates, true, queriesAndKeys, heads);
+            return new Request(allHiddenStates, true, queriesAndKeys, heads, readRows);
         }
 
         /**
@@ -209,7 +223,7 @@ public final class BertModel {
          * scores: what bertviz's neuron view shows.
          */
         public Request withQueriesAndKeys() {
-            return new Request(allHiddenStates, attentions, true, heads);
+            return new Request(allHiddenStates, attentions, true, heads, readRows);
         }
 
         /** Also the head {@code kind} at these rows of the batch (row = sequence · length + position); null for each sequence's first token. */
@@ -217,7 +231,7 @@ public final class BertModel {
             Map<HeadKind, int[]> more = new EnumMap<>(HeadKind.class);
             more.putAll(heads);
             more.put(kind, rows == null ? null : rows.clone());
-            return new Request(allHiddenStates, attentions, queriesAndKeys, more);
+            return new Request(allHiddenStates, attentions, queriesAndKeys, more, readRows);
         }
 
         /** Also the pooler output, tanh(W·h[CLS] + b), per sequence. */
@@ -300,9 +314,13 @@ public final class BertModel {
             if (request.allHiddenStates()) {
                 hiddenStates.add(Arrays.copyOf(x, batch.rows() * config.hiddenSize()));
             }
-            encoder.forward(x, batch, layout, ws, request, new BertEncoder.Kept(hiddenStates, attentions, queries, keys));
+            RowSelection selection = selection(batch, request, layout);
+            encoder.forward(x, batch, layout, ws, request, new BertEncoder.Kept(hiddenStates, attentions, queries, keys), selection);
             if (!layout.isPadded(batch)) {
                 layout.unpack(x, batch, config.hiddenSize());
+            }
+            if (selection != null) {
+                unreadToNaN(x, batch, request);
             }
             Map<HeadKind, float[]> headOutputs = new EnumMap<>(HeadKind.class);
             request.heads().forEach((kind, rows) -> headOutputs.put(kind, heads.get(kind).forward(x, rows == null ? firstRows(batch) : rows)));
@@ -316,6 +334,50 @@ public final class BertModel {
                 KernelCompilation.start();     // for the next pass, which runs the vector kernels; a one-shot command has exited by then
             }
             spare.set(ws);
+        }
+    }
+
+    /**
+     * {@code -Dvectorbert.lastLayer=whole}: the last layer computes every row whatever the reader reads, as before
+     * {@link RowSelection}; for measuring what the selection saves, side by side (README, "Reranking").
+     */
+    private static final boolean WHOLE_LAST_LAYER = "whole".equals(System.getProperty("vectorbert.lastLayer"));
+
+    /** The rows the last layer computes alone for {@code request}'s reader ({@link Request#lastHiddenStateOnlyAt}), or null for all. */
+    private static RowSelection selection(Batch batch, Request request, RowLayout layout) {
+        if (WHOLE_LAST_LAYER || request.readRows() == null || request.allHiddenStates() || request.attentions()
+                || request.queriesAndKeys()) {
+            return null;
+        }
+        int[] rows = request.readRows();
+        for (int[] headRows : request.heads().values()) {
+            int[] more = headRows == null ? firstRows(batch) : headRows;
+            int[] both = Arrays.copyOf(rows, rows.length + more.length);
+            System.arraycopy(more, 0, both, rows.length, more.length);
+            rows = both;
+        }
+        return RowSelection.of(batch, layout, rows);
+    }
+
+    /**
+     * Sets the rows of the last hidden state ([batch rows, hidden], padded layout) that {@code request} does not read, and
+     * that the last layer therefore did not compute, to NaN: a reader that reads one anyway gets no plausible number.
+     */
+    private void unreadToNaN(float[] x, Batch batch, Request request) {
+        boolean[] read = new boolean[batch.rows()];
+        for (int r : request.readRows()) {
+            read[r] = true;
+        }
+        request.heads().values().forEach(rows -> {
+            for (int r : rows == null ? firstRows(batch) : rows) {
+                read[r] = true;
+            }
+        });
+        int hidden = config.hiddenSize();
+        for (int r = 0; r < read.length; r++) {
+            if (!read[r]) {
+                Arrays.fill(x, r * hidden, (r + 1) * hidden, Float.NaN);
+            }
         }
     }
 
@@ -346,6 +408,11 @@ public final class BertModel {
             int type = batch.typeIds()[i];
             if (config.hasTokenTypes() && (type < 0 || type >= config.typeVocabSize())) {
                 throw new EngineException("token type id " + type + " is outside 0.." + (config.typeVocabSize() - 1));
+            }
+        }
+        for (int row : request.readRows() == null ? new int[0] : request.readRows()) {
+            if (row < 0 || row >= batch.rows()) {
+                throw new EngineException("last hidden state row " + row + " is outside the batch");
             }
         }
         request.heads().forEach((kind, rows) -> {

@@ -26,11 +26,27 @@ record BertSelfAttention(PackedMatrix query, PackedMatrix key, PackedMatrix valu
      * kept there; without, each thread computes its heads' in scratch of its own.
      */
     void forward(float[] in, RowLayout layout, Workspace ws, float[] probabilities) {
-        int rows = layout.rows();
+        query.apply(in, layout.rows(), ws.q);
+        key.apply(in, layout.rows(), ws.k);
+        value.apply(in, layout.rows(), ws.v);
+        attend(layout, ws, layout.starts(), layout.lengths(), probabilities);
+    }
+
+    /**
+     * Attention at the selected rows only: keys and values from every row of {@code in} ([layout.rows(), hidden]),
+     * queries from {@code selected} (the selection's rows of in, gathered: [selection.size(), hidden]); the context goes
+     * to rows 0 .. selection.size() - 1 of ws.ctx, each the floats {@link #forward} gives that row.
+     */
+    void forwardAt(float[] in, float[] selected, RowLayout layout, RowSelection selection, Workspace ws) {
+        query.apply(selected, selection.size(), ws.q);
+        key.apply(in, layout.rows(), ws.k);
+        value.apply(in, layout.rows(), ws.v);
+        attend(layout, ws, selection.starts(), selection.counts(), null);
+    }
+
+    /** Sequence b's queries, rows queryStarts[b] .. + queryCounts[b] of ws.q, against its keys and values; context to ws.ctx. */
+    private void attend(RowLayout layout, Workspace ws, int[] queryStarts, int[] queryCounts, float[] probabilities) {
         int hidden = heads * headSize;
-        query.apply(in, rows, ws.q);
-        key.apply(in, rows, ws.k);
-        value.apply(in, rows, ws.v);
         int longest = layout.longest();
         int square = longest * longest;
         int keys = AttentionKernel.scratch(longest, headSize);
@@ -39,12 +55,15 @@ record BertSelfAttention(PackedMatrix query, PackedMatrix key, PackedMatrix valu
             for (int task = from; task < to; task++) {
                 int b = task / heads;
                 int h = task % heads;
+                if (queryCounts[b] == 0) {
+                    continue;
+                }
                 int seq = layout.lengths()[b];
                 int row0 = layout.starts()[b];
                 float[] scores = probabilities != null ? probabilities : scratch;
                 int scoresOff = probabilities != null ? task * square : 0;
-                AttentionKernel.head(ws.q, ws.k, ws.v, hidden, row0, seq, h * headSize, headSize, ws.mask, row0,
-                        scores, scoresOff, ws.ctx, scratch, square);
+                AttentionKernel.head(ws.q, queryStarts[b], queryCounts[b], ws.k, ws.v, hidden, row0, seq, h * headSize,
+                        headSize, ws.mask, row0, scores, scoresOff, ws.ctx, scratch, square);
             }
         });
     }

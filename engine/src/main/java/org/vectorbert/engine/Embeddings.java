@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
 import org.vectorbert.loader.ModelResolver;
 import org.vectorbert.loader.SentenceTransformersConfig;
 import org.vectorbert.tokenizer.Tokenizer;
@@ -285,6 +286,7 @@ public final class Embeddings {
         request = options.pooling().contains(Pooling.POOLER) ? request.withPooled() : request;
         request = attentions ? request.withAttentions() : request;
         request = queriesAndKeys ? request.withQueriesAndKeys() : request;
+        request = tokenVectors ? request : readOnlyWhatPools(request, ids);
         int hidden = model.config().hiddenSize();
         return model.forward(ids, request, out -> {
             List<Result> results = new ArrayList<>(batch.size());
@@ -302,6 +304,27 @@ public final class Embeddings {
             }
             return results;
         });
+    }
+
+    /**
+     * The request, reading the last hidden state only where the pooling reads it when that is one token a text ([CLS],
+     * the last token, the pooler's [CLS]): the last layer then computes those rows alone ({@link RowSelection}).
+     */
+    private BertModel.Request readOnlyWhatPools(BertModel.Request request, Batch ids) {
+        List<Pooling> modes = options.pooling();
+        if (!Set.of(Pooling.CLS, Pooling.LAST_TOKEN, Pooling.POOLER).containsAll(modes)) {
+            return request;
+        }
+        List<Integer> rows = new ArrayList<>();
+        for (int b = 0; b < ids.size(); b++) {
+            if (modes.contains(Pooling.CLS)) {
+                rows.add(b * ids.length());
+            }
+            if (modes.contains(Pooling.LAST_TOKEN)) {
+                rows.add(b * ids.length() + ids.lengths()[b] - 1);
+            }
+        }
+        return request.lastHiddenStateOnlyAt(rows.stream().mapToInt(Integer::intValue).toArray());
     }
 
     /**

@@ -132,7 +132,8 @@ public final class FillMask {
                 rows[r++] = b * batch.length() + position;
             }
         }
-        float[] logits = model.forward(batch, BertModel.Request.lastHiddenState().withMlmLogitsAt(rows), BertModel.Output::mlmLogits);
+        float[] logits = model.forward(batch, BertModel.Request.lastHiddenState().withMlmLogitsAt(rows).lastHiddenStateOnlyAt(),
+                BertModel.Output::mlmLogits);
         int vocab = model.config().vocabSize();
         List<Prediction> predictions = new ArrayList<>();
         r = 0;

@@ -348,11 +348,11 @@ final class PlainKernels {
     // ---- attention ({@link AttentionKernel#head}) ----
 
     /** {@link AttentionKernel#head}: scores as FMA chains over the head's columns, scaled, masked, softmax, then the values. */
-    static void head(float[] q, float[] k, float[] v, int hidden, int row0, int seq, int col, int headSize,
-                     float[] mask, int maskOff, float[] scores, int scoresOff, float[] ctx, float[] lanes) {
+    static void head(float[] q, int qRow0, int queries, float[] k, float[] v, int hidden, int row0, int seq, int col,
+                     int headSize, float[] mask, int maskOff, float[] scores, int scoresOff, float[] ctx, float[] lanes) {
         float scale = (float) (1.0 / Math.sqrt(headSize));
-        for (int i = 0; i < seq; i++) {
-            int qi = (row0 + i) * hidden + col;
+        for (int i = 0; i < queries; i++) {
+            int qi = (qRow0 + i) * hidden + col;
             int si = scoresOff + i * seq;
             for (int j = 0; j < seq; j++) {
                 int kj = (row0 + j) * hidden + col;
@@ -364,9 +364,9 @@ final class PlainKernels {
             }
             softmax(scores, si, seq, lanes);
         }
-        for (int i = 0; i < seq; i++) {
+        for (int i = 0; i < queries; i++) {
             int si = scoresOff + i * seq;
-            int out = (row0 + i) * hidden + col;
+            int out = (qRow0 + i) * hidden + col;
             for (int c = 0; c < headSize; c++) {
                 float acc = 0f;
                 for (int j = 0; j < seq; j++) {

@@ -214,7 +214,7 @@ public final class TextClassifier {
     /** The logits of encoded inputs ({@link #encode}) in one forward pass, [inputs, labels] row-major. */
     public float[] forward(List<Encoding> encodings) {
         Batch batch = Batch.of(encodings, tokenizer.padTokenId());
-        return model.forward(batch, BertModel.Request.lastHiddenState().withHead(HeadKind.SEQUENCE_CLASSIFIER, null),
+        return model.forward(batch, BertModel.Request.lastHiddenState().withHead(HeadKind.SEQUENCE_CLASSIFIER, null).lastHiddenStateOnlyAt(),
                 o -> Arrays.copyOf(o.heads().get(HeadKind.SEQUENCE_CLASSIFIER), encodings.size() * labels.count()));
     }
 
