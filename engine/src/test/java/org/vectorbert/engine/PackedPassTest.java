@@ -20,24 +20,8 @@ class PackedPassTest {
     @ValueSource(strings = {"bert-base-uncased", "roberta-mlm", "distilbert-mlm", "electra-discriminator", "bert-tokcls"})
     void aPackedPassGivesEveryRealTokenThePaddedPasssBits(String name) {
         BertModel model = name.equals("bert-base-uncased") ? RealModel.model() : BertModel.load(FamilyReferenceTest.resource(name));
-        int pad = model.config().padTokenId();
-        int vocab = model.config().vocabSize();
         int longest = Math.min(61, model.config().maxTokens());
-        int[] lengths = {5, longest - 24, 3, longest, longest, 12};
-        List<int[]> ids = new ArrayList<>();
-        List<int[]> types = new ArrayList<>();
-        for (int t = 0; t < lengths.length; t++) {
-            int[] seq = new int[lengths[t]];
-            int[] type = new int[lengths[t]];
-            for (int i = 0; i < seq.length; i++) {
-                int id = (7 + 31 * t + 13 * i) % vocab;
-                seq[i] = id == pad ? id + 1 : id;
-                type[i] = model.config().hasTokenTypes() && i > seq.length / 2 ? 1 % model.config().typeVocabSize() : 0;
-            }
-            ids.add(seq);
-            types.add(type);
-        }
-        Batch batch = Batch.of(ids, types, pad);
+        Batch batch = mixedBatch(model, 5, longest - 24, 3, longest, longest, 12);
         int hidden = model.config().hiddenSize();
         HeadKind head = model.heads().contains(HeadKind.MASKED_LM) ? HeadKind.MASKED_LM
                 : model.heads().stream().findFirst().orElse(null);    // electra-discriminator's head is not one vectorbert runs
@@ -60,6 +44,29 @@ class PackedPassTest {
             assertArrayEquals(padded.heads().get(head), packed.heads().get(head), name + "'s " + head);
         }
         assertTrue(batch.rows() > rows.length, "the batch has padding");
+    }
+
+    /**
+     * Sequences of these lengths, padded to the longest: ids that are never the pad id, and (where the model has them) token
+     * type 1 in each sequence's second half.
+     */
+    static Batch mixedBatch(BertModel model, int... lengths) {
+        int pad = model.config().padTokenId();
+        int vocab = model.config().vocabSize();
+        List<int[]> ids = new ArrayList<>();
+        List<int[]> types = new ArrayList<>();
+        for (int t = 0; t < lengths.length; t++) {
+            int[] seq = new int[lengths[t]];
+            int[] type = new int[lengths[t]];
+            for (int i = 0; i < seq.length; i++) {
+                int id = (7 + 31 * t + 13 * i) % vocab;
+                seq[i] = id == pad ? id + 1 : id;
+                type[i] = model.config().hasTokenTypes() && i > seq.length / 2 ? 1 % model.config().typeVocabSize() : 0;
+            }
+            ids.add(seq);
+            types.add(type);
+        }
+        return Batch.of(ids, types, pad);
     }
 
     @ParameterizedTest

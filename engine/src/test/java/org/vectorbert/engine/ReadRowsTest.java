@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -112,26 +111,10 @@ class ReadRowsTest {
         };
     }
 
-    /** Five sequences of mixed length (one as long as the batch), pad ids only in padding. */
+    /** Five sequences of mixed length (one as long as the batch). */
     private static Batch batch(BertModel model) {
-        int pad = model.config().padTokenId();
-        int vocab = model.config().vocabSize();
         int longest = Math.min(29, model.config().maxTokens() - 2);
-        int[] lengths = {6, longest, 3, longest - 5, 9};
-        List<int[]> ids = new ArrayList<>();
-        List<int[]> types = new ArrayList<>();
-        for (int t = 0; t < lengths.length; t++) {
-            int[] seq = new int[lengths[t]];
-            int[] type = new int[lengths[t]];
-            for (int i = 0; i < seq.length; i++) {
-                int id = (11 + 37 * t + 17 * i) % vocab;
-                seq[i] = id == pad ? (id + 1) % vocab : id;
-                type[i] = model.config().hasTokenTypes() && i > seq.length / 2 ? 1 % model.config().typeVocabSize() : 0;
-            }
-            ids.add(seq);
-            types.add(type);
-        }
-        return Batch.of(ids, types, pad);
+        return PackedPassTest.mixedBatch(model, 6, longest, 3, longest - 5, 9);
     }
 
     /** The pipelines' pass (packed layout), its output copied out of the pass's buffer. */
