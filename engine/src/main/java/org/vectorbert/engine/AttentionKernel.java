@@ -38,24 +38,15 @@ final class AttentionKernel {
     }
 
     /**
-     * Attention for one sequence and one head: rows [row0, row0+seq) of q, k, v ([rows, hidden]),
-     * columns [col, col+headSize). {@code mask} from {@code maskOff} holds the additive mask per key
-     * (0 or the float minimum); {@code scores} from {@code scoresOff} is seq·seq floats and keeps the
-     * probabilities. The context goes to the same rows and columns of {@code ctx}. {@code keysT} from
-     * {@code keysOff} is {@link #scratch} floats: the head's keys transposed, so a query row meets L
-     * keys per FMA instead of one dot product (and one lane sum) per key; then L floats for the
-     * softmax's lane sum.
-     */
-    static void head(float[] q, float[] k, float[] v, int hidden, int row0, int seq, int col, int headSize,
-                     float[] mask, int maskOff, float[] scores, int scoresOff, float[] ctx, float[] keysT, int keysOff) {
-        head(q, row0, seq, k, v, hidden, row0, seq, col, headSize, mask, maskOff, scores, scoresOff, ctx, keysT, keysOff);
-    }
-
-    /**
-     * {@link #head} for {@code queries} query rows of their own, rows [qRow0, qRow0+queries) of q, against the sequence's
-     * keys and values (rows [row0, row0+seq) of k and v); the context goes to the query rows of ctx, and {@code scores}
-     * holds queries·seq floats. A query row's floats are the same whichever rows go with it: the last layer of a pass
-     * whose output is read at a few rows computes only those ({@link BertLayer#forwardAt}).
+     * Attention for one sequence and one head: its keys and values are rows [row0, row0+seq) of k and v ([rows, hidden]),
+     * columns [col, col+headSize); its queries rows [qRow0, qRow0+queries) of q, the same rows as the keys for a whole
+     * pass, or rows of their own (the last layer of a pass whose output is read at a few rows computes only those:
+     * {@link BertLayer#forwardAt}; a query row's floats are the same whichever rows go with it). {@code mask} from
+     * {@code maskOff} holds the additive mask per key (0 or the float minimum); {@code scores} from {@code scoresOff} is
+     * queries·seq floats and keeps the probabilities. The context goes to the query rows and the same columns of
+     * {@code ctx}. {@code keysT} from {@code keysOff} is {@link #scratch} floats: the head's keys transposed, so a query
+     * row meets L keys per FMA instead of one dot product (and one lane sum) per key; then L floats for the softmax's
+     * lane sum.
      */
     static void head(float[] q, int qRow0, int queries, float[] k, float[] v, int hidden, int row0, int seq, int col,
                      int headSize, float[] mask, int maskOff, float[] scores, int scoresOff, float[] ctx, float[] keysT, int keysOff) {

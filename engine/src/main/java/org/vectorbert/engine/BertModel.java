@@ -314,13 +314,14 @@ public final class BertModel {
             if (request.allHiddenStates()) {
                 hiddenStates.add(Arrays.copyOf(x, batch.rows() * config.hiddenSize()));
             }
-            RowSelection selection = selection(batch, request, layout);
+            int[] read = rowsRead(batch, request);
+            RowSelection selection = read == null ? null : RowSelection.of(batch, layout, read);
             encoder.forward(x, batch, layout, ws, request, new BertEncoder.Kept(hiddenStates, attentions, queries, keys), selection);
             if (!layout.isPadded(batch)) {
                 layout.unpack(x, batch, config.hiddenSize());
             }
             if (selection != null) {
-                unreadToNaN(x, batch, request);
+                unreadToNaN(x, batch, read);
             }
             Map<HeadKind, float[]> headOutputs = new EnumMap<>(HeadKind.class);
             request.heads().forEach((kind, rows) -> headOutputs.put(kind, heads.get(kind).forward(x, rows == null ? firstRows(batch) : rows)));
@@ -343,8 +344,11 @@ public final class BertModel {
      */
     private static final boolean WHOLE_LAST_LAYER = "whole".equals(System.getProperty("vectorbert.lastLayer"));
 
-    /** The rows the last layer computes alone for {@code request}'s reader ({@link Request#lastHiddenStateOnlyAt}), or null for all. */
-    private static RowSelection selection(Batch batch, Request request, RowLayout layout) {
+    /**
+     * The rows of the batch {@code request}'s reader reads of the last hidden state, its heads' rows included, when the last
+     * layer may compute those alone ({@link Request#lastHiddenStateOnlyAt}); else null.
+     */
+    private static int[] rowsRead(Batch batch, Request request) {
         if (WHOLE_LAST_LAYER || request.readRows() == null || request.allHiddenStates() || request.attentions()
                 || request.queriesAndKeys()) {
             return null;
@@ -356,26 +360,21 @@ public final class BertModel {
             System.arraycopy(more, 0, both, rows.length, more.length);
             rows = both;
         }
-        return RowSelection.of(batch, layout, rows);
+        return rows;
     }
 
     /**
-     * Sets the rows of the last hidden state ([batch rows, hidden], padded layout) that {@code request} does not read, and
-     * that the last layer therefore did not compute, to NaN: a reader that reads one anyway gets no plausible number.
+     * Sets every row of the last hidden state ([batch rows, hidden], padded layout) but those {@code read}, which the last
+     * layer alone computed, to NaN: a reader that reads another anyway gets no plausible number.
      */
-    private void unreadToNaN(float[] x, Batch batch, Request request) {
-        boolean[] read = new boolean[batch.rows()];
-        for (int r : request.readRows()) {
-            read[r] = true;
+    private void unreadToNaN(float[] x, Batch batch, int[] read) {
+        boolean[] isRead = new boolean[batch.rows()];
+        for (int r : read) {
+            isRead[r] = true;
         }
-        request.heads().values().forEach(rows -> {
-            for (int r : rows == null ? firstRows(batch) : rows) {
-                read[r] = true;
-            }
-        });
         int hidden = config.hiddenSize();
-        for (int r = 0; r < read.length; r++) {
-            if (!read[r]) {
+        for (int r = 0; r < isRead.length; r++) {
+            if (!isRead[r]) {
                 Arrays.fill(x, r * hidden, (r + 1) * hidden, Float.NaN);
             }
         }

@@ -144,10 +144,10 @@ class PlainKernelsTest {
                 float[] scoresPlain = new float[heads * seq * seq];
                 for (int h = 0; h < heads; h++) {
                     int head = h;
-                    AttentionKernel.head(q, k, v, hidden, 0, seq, h * d, d, mask, 0, scoresVector, h * seq * seq, ctxVector,
+                    AttentionKernel.head(q, 0, seq, k, v, hidden, 0, seq, h * d, d, mask, 0, scoresVector, h * seq * seq, ctxVector,
                             new float[AttentionKernel.scratch(seq, d)], 0);
                     PlainKernels.runPlain(() -> {
-                        AttentionKernel.head(q, k, v, hidden, 0, seq, head * d, d, mask, 0, scoresPlain, head * seq * seq, ctxPlain,
+                        AttentionKernel.head(q, 0, seq, k, v, hidden, 0, seq, head * d, d, mask, 0, scoresPlain, head * seq * seq, ctxPlain,
                                 new float[AttentionKernel.scratch(seq, d)], 0);
                         return null;
                     });
