@@ -49,11 +49,6 @@ record RowSelection(int[] rows, int[] starts, int[] counts) {
         return rows.length;
     }
 
-    /** The largest number of rows selected in one sequence. */
-    int mostInOneSequence() {
-        return Arrays.stream(counts).max().orElse(0);
-    }
-
     /** Copies the selected rows of {@code from} ([layout rows, width]) to rows 0 .. size() - 1 of {@code to}. */
     void gather(float[] from, int width, float[] to) {
         for (int i = 0; i < rows.length; i++) {

@@ -1,7 +1,6 @@
 package org.vectorbert.engine;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -81,7 +80,6 @@ class ReadRowsTest {
         assertNotNull(selection);
         assertArrayEquals(new int[] {1, packed.starts()[3] + 2}, selection.rows(), "sorted by sequence, once each");
         assertArrayEquals(new int[] {1, 0, 0, 1, 0}, selection.counts());
-        assertEquals(1, selection.mostInOneSequence());
         assertNull(RowSelection.of(batch, packed, batch.realRows()), "every row read: nothing to save");
         int padding = 2 * batch.length() + batch.lengths()[2];
         assertNull(RowSelection.of(batch, packed, new int[] {0, padding}), "a packed pass computes no padding row");
