@@ -1,5 +1,8 @@
 package org.vectorbert.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -8,6 +11,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import org.vectorbert.common.Excerpt;
 import org.vectorbert.engine.TextClassifier;
+import org.vectorbert.loader.Labels;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -51,6 +55,9 @@ final class ClassifyCommand implements Callable<Integer> {
     @Option(names = "--file", paramLabel = "PATH", description = "Read one text per line from PATH (- for standard input).")
     String file;
 
+    @Mixin
+    ServeClient.Option server;
+
     @Parameters(paramLabel = "TEXT", arity = "0..*", description = "Texts to classify.")
     List<String> texts = new ArrayList<>();
 
@@ -63,6 +70,9 @@ final class ClassifyCommand implements Callable<Integer> {
         TextClassifier.Function f = function == null ? null : parseFunction(function);
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        if (server.given()) {
+            return viaServer(f, out, err);
+        }
         TextClassifier classifier = TextClassifier.load(modelOptions.directory(err).toString(), modelOptions.precision());
         TextClassifier.Function applied = f != null ? f : TextClassifier.Function.defaultFor(classifier.labels());
         int k = Math.min(topK, classifier.labels().count());
@@ -87,6 +97,69 @@ final class ClassifyCommand implements Callable<Integer> {
         });
         progress.finish();
         return 0;
+    }
+
+    /**
+     * The texts sent to a running server's {@code POST /predict} in batches, for their logits ({@code raw_scores}), and
+     * those scored and ordered here as the local pipeline scores its own ({@code --function-to-apply}, or the default
+     * the model's labels and problem type pick): the same output to the last bit, as a float's shortest decimal reads
+     * back as the same float.
+     */
+    private int viaServer(TextClassifier.Function asked, PrintWriter out, PrintWriter err) {
+        ServeClient client = ServeClient.connect(server.url, "classify", modelOptions, spec, err);
+        Labels labels = client.classifierLabels("classify texts");
+        TextClassifier.Function applied = asked != null ? asked : TextClassifier.Function.defaultFor(labels);
+        int n = labels.count();
+        int k = Math.min(topK, n);
+        RunProgress progress = new RunProgress(err, "classify:", file != null).countingTexts();
+        TextInput.forEachBatch(texts, file, System.in, client.batchSize(64), (batch, first, read, total) -> {
+            ObjectNode body = JsonText.object();
+            ArrayNode inputs = body.putArray("inputs");
+            for (String text : batch) {
+                ArrayNode input = inputs.addArray().add(text);
+                if (pair != null) {
+                    input.add(pair);
+                }
+            }
+            body.put("raw_scores", true).put("truncate", truncate);
+            JsonNode answer = client.post("predict", body, file, first, batch.size(), file == null && texts.size() == 1);
+            if (!answer.isArray() || answer.size() != batch.size()) {
+                throw new UserError("the server's /predict answer is not one list of labels per text: " + Excerpt.of(answer.toString()));
+            }
+            float[] logits = new float[batch.size() * n];
+            for (int i = 0; i < batch.size(); i++) {
+                readLogits(answer.get(i), labels, logits, i * n);
+            }
+            for (int i = 0; i < batch.size(); i++) {
+                List<TextClassifier.Label> scored = TextClassifier.labels(labels, logits, i * n, applied, k);
+                out.println(json ? toJson(scored) : table(batch.get(i), scored));
+            }
+            out.flush();
+            progress.done(batch.size(), 0, read, total);
+        });
+        progress.finish();
+        return 0;
+    }
+
+    /** One text's {@code [{label, score}]} with raw scores, as logits in label-id order at {@code logits[from, from + n)}. */
+    private static void readLogits(JsonNode list, Labels labels, float[] logits, int from) {
+        boolean[] seen = new boolean[labels.count()];
+        if (list.isArray()) {
+            for (JsonNode item : list) {
+                int id = labels.names().indexOf(item.path("label").asText(null));
+                if (id < 0 || seen[id] || !item.path("score").isNumber()) {
+                    break;
+                }
+                seen[id] = true;
+                logits[from + id] = item.get("score").floatValue();
+            }
+        }
+        for (boolean s : seen) {
+            if (!s) {
+                throw new UserError("the server's /predict answer does not give each of the labels " + labels.names() + " once: "
+                        + Excerpt.of(list.toString()));
+            }
+        }
     }
 
     private static TextClassifier.Function parseFunction(String name) {

@@ -113,12 +113,7 @@ final class FillMaskCommand implements Callable<Integer> {
                 ArrayNode words = parameters.putArray("targets");
                 targets.forEach(words::add);
             }
-            JsonNode answer;
-            try {
-                answer = client.post("fill-mask", body);
-            } catch (UserError e) {
-                throw file == null && texts.size() == 1 ? e : new UserError(TextInput.where(file, first) + ": " + e.getMessage());
-            }
+            JsonNode answer = client.post("fill-mask", body, file, first, 1, file == null && texts.size() == 1);
             List<List<FillMask.Candidate>> masks = candidates(answer);
             int ranked = masks.getFirst().size();
             if (ranked < topK && !warned.getAndSet(true)) {

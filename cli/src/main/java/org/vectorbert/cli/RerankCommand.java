@@ -1,5 +1,8 @@
 package org.vectorbert.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -8,6 +11,8 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import org.vectorbert.common.Excerpt;
 import org.vectorbert.engine.Reranker;
+import org.vectorbert.engine.TextClassifier;
+import org.vectorbert.loader.Labels;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -47,6 +52,9 @@ final class RerankCommand implements Callable<Integer> {
     @Option(names = "--file", paramLabel = "PATH", description = "Read one text per line from PATH (- for standard input).")
     String file;
 
+    @Mixin
+    ServeClient.Option server;
+
     @Parameters(paramLabel = "TEXT", arity = "0..*", description = "Texts to rank.")
     List<String> texts = new ArrayList<>();
 
@@ -60,8 +68,14 @@ final class RerankCommand implements Callable<Integer> {
         TextInput.forEach(texts, file, System.in, all::add);
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        Reranker reranker = Reranker.load(modelOptions.directory(err).toString(), modelOptions.precision());
-        List<Reranker.Score> ranked = reranker.rank(query, all, rawScores, topK == null ? all.size() : topK);
+        int k = topK == null ? all.size() : topK;
+        List<Reranker.Score> ranked;
+        if (server.given()) {
+            ranked = Reranker.ranked(scoresFromServer(all, err), k);
+        } else {
+            Reranker reranker = Reranker.load(modelOptions.directory(err).toString(), modelOptions.precision());
+            ranked = reranker.rank(query, all, rawScores, k);
+        }
         if (json) {
             List<Map<String, Object>> list = new ArrayList<>();
             for (Reranker.Score s : ranked) {
@@ -80,5 +94,48 @@ final class RerankCommand implements Callable<Integer> {
         }
         out.flush();
         return 0;
+    }
+
+    /**
+     * Each text's score, in the texts' order, from a running server's {@code POST /rerank}: the texts in batches of its
+     * {@code max_client_batch_size}, cut to fit as the local reranker cuts them, for the logits ({@code raw_scores}),
+     * turned into scores here as the local reranker turns its own; ranked as it ranks them, the output is the local one
+     * to the last bit.
+     */
+    private float[] scoresFromServer(List<String> all, PrintWriter err) {
+        ServeClient client = ServeClient.connect(server.url, "rerank", modelOptions, spec, err);
+        Labels labels = client.classifierLabels("rerank");
+        if (labels.count() != 1) {
+            throw new UserError("the server at " + server.url + " serves " + client.info().path("model_id").asText()
+                    + ", which is not a reranker: its classifier has " + labels.count() + " labels " + labels.names()
+                    + ", a reranker one score");
+        }
+        float[] scores = new float[all.size()];
+        int batch = client.batchSize(all.size());
+        for (int from = 0; from < all.size(); from += batch) {
+            List<String> texts = all.subList(from, Math.min(all.size(), from + batch));
+            ObjectNode body = JsonText.object().put("query", query);
+            ArrayNode array = body.putArray("texts");
+            texts.forEach(array::add);
+            body.put("raw_scores", true).put("truncate", true);
+            JsonNode answer = client.post("rerank", body, file, from + 1, texts.size(), false);
+            boolean[] seen = new boolean[texts.size()];
+            for (JsonNode item : answer) {
+                int i = item.path("index").asInt(-1);
+                if (!item.path("index").canConvertToInt() || i < 0 || i >= texts.size() || seen[i] || !item.path("score").isNumber()) {
+                    break;
+                }
+                seen[i] = true;
+                float logit = item.get("score").floatValue();
+                scores[from + i] = rawScores ? logit : TextClassifier.Function.SIGMOID.apply(new float[] {logit}, 0, 1)[0];
+            }
+            for (boolean s : seen) {
+                if (!s) {
+                    throw new UserError("the server's /rerank answer does not score each of the " + texts.size() + " texts once: "
+                            + Excerpt.of(answer.toString()));
+                }
+            }
+        }
+        return scores;
     }
 }

@@ -13,8 +13,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Locale;
 import org.vectorbert.common.Excerpt;
+import org.vectorbert.loader.Labels;
 import picocli.CommandLine.Model.CommandSpec;
 
 /**
@@ -98,9 +101,60 @@ final class ServeClient {
         return info;
     }
 
+    /** How many texts one request may carry ({@code max_client_batch_size}), at most {@code wanted}. */
+    int batchSize(int wanted) {
+        return Math.max(1, Math.min(wanted, info.path("max_client_batch_size").asInt(wanted)));
+    }
+
+    /**
+     * The labels of the server's sequence classifier, as its {@code /info} gives them (TEI's {@code model_type}, a
+     * {@code classifier} or a {@code reranker}, plus its {@code problem_type}), so that logits it sends are scored and
+     * ordered here as the local pipeline does; refused when it has none, naming what {@code verb} needs.
+     */
+    Labels classifierLabels(String verb) {
+        JsonNode type = info.path("model_type");
+        JsonNode classifier = type.has("classifier") ? type.get("classifier") : type.get("reranker");
+        if (classifier == null || !classifier.path("id2label").isObject()) {
+            throw new UserError("the server at " + base + " serves " + info.path("model_id").asText()
+                    + ", which has no sequence-classification head, so it cannot " + verb);
+        }
+        JsonNode id2label = classifier.get("id2label");
+        String[] names = new String[id2label.size()];
+        for (int i = 0; i < names.length; i++) {
+            JsonNode name = id2label.get(String.valueOf(i));
+            if (name == null || !name.isTextual()) {
+                throw new UserError("the server's /info numbers its labels other than 0.." + (names.length - 1) + ": " + Excerpt.of(id2label.toString()));
+            }
+            names[i] = name.textValue();
+        }
+        if (new HashSet<>(List.of(names)).size() != names.length) {
+            // Its answers name labels, not ids: two of one name could not be told apart.
+            throw new UserError("the server at " + base + " serves a classifier whose labels repeat a name " + List.of(names)
+                    + ", so its answers cannot be told apart; run without --server");
+        }
+        String problemType = classifier.path("problem_type").isTextual() ? classifier.get("problem_type").textValue() : null;
+        return new Labels(List.of(names), problemType, null);
+    }
+
     /** POSTs {@code body} as JSON to {@code route} (relative, such as "fill-mask") and returns the answer. */
     JsonNode post(String route, JsonNode body) {
         return exchange(route, body, 0);
+    }
+
+    /**
+     * {@link #post} for {@code count} texts read from {@code file} (null: the arguments) from text number {@code first}:
+     * a refusal names where those texts came from, unless they are the command's only text ({@code alone}).
+     */
+    JsonNode post(String route, JsonNode body, String file, int first, int count, boolean alone) {
+        try {
+            return post(route, body);
+        } catch (UserError e) {
+            if (alone) {
+                throw e;
+            }
+            String where = TextInput.where(file, first) + (count > 1 ? " and the " + (count - 1) + " after it" : "");
+            throw new UserError(where + ": " + e.getMessage());
+        }
     }
 
     /**

@@ -85,10 +85,20 @@ public final class Reranker {
         if (topK <= 0) {
             throw new EngineException("top_k must be positive, was " + topK);
         }
-        float[] s = scores(query, texts, rawScores, truncate);
-        List<Score> ranked = new ArrayList<>(s.length);
-        for (int i = 0; i < s.length; i++) {
-            ranked.add(new Score(i, s[i]));
+        return ranked(scores(query, texts, rawScores, truncate), topK);
+    }
+
+    /**
+     * The {@code topK} best of {@code scores} (one a text, in the texts' order), best first, equal scores in the texts'
+     * order: {@link #rank}'s order, for scores computed elsewhere (a server's logits, say).
+     */
+    public static List<Score> ranked(float[] scores, int topK) {
+        if (topK <= 0) {
+            throw new EngineException("top_k must be positive, was " + topK);
+        }
+        List<Score> ranked = new ArrayList<>(scores.length);
+        for (int i = 0; i < scores.length; i++) {
+            ranked.add(new Score(i, scores[i]));
         }
         ranked.sort(Comparator.comparingDouble((Score r) -> r.score()).reversed());
         return List.copyOf(ranked.subList(0, Math.min(topK, ranked.size())));

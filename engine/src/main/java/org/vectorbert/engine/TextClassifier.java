@@ -170,6 +170,14 @@ public final class TextClassifier {
      * by {@code function} (equal scores keep id order, as Python's sorted does).
      */
     public List<Label> labels(float[] logits, int from, Function function, int topK) {
+        return labels(labels, logits, from, function, topK);
+    }
+
+    /**
+     * {@link #labels(float[], int, Function, int)} for a classifier known by its {@code labels} alone (as a server's
+     * /info describes it), so that logits computed elsewhere are scored and ordered as here.
+     */
+    public static List<Label> labels(Labels labels, float[] logits, int from, Function function, int topK) {
         int n = labels.count();
         float[] scores = function.apply(logits, from, n);
         List<Label> row = new ArrayList<>(n);

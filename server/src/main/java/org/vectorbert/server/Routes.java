@@ -273,6 +273,10 @@ final class Routes {
                 id2label.put(String.valueOf(i), labels.names().get(i));
                 label2id.put(labels.names().get(i), i);
             }
+            if (labels.problemType() != null) {
+                // Not TEI's: how the pipeline scores these labels by default (a CLI handing texts over scores as it would here).
+                type.put("problem_type", labels.problemType());
+            }
         } else {
             out.putObject("model_type").putObject("embedding").put("pooling",
                     String.join("+", e.options().pooling().stream().map(p -> p.name().toLowerCase(Locale.ROOT)).toList()));
