@@ -1,9 +1,13 @@
 package org.vectorbert.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import org.vectorbert.common.Excerpt;
@@ -52,6 +56,9 @@ final class NerCommand implements Callable<Integer> {
     @Option(names = "--file", paramLabel = "PATH", description = "Read one text per line from PATH (- for standard input).")
     String file;
 
+    @Mixin
+    ServeClient.Option server;
+
     @Parameters(paramLabel = "TEXT", arity = "0..*", description = "Texts to tag.")
     List<String> texts = new ArrayList<>();
 
@@ -69,13 +76,16 @@ final class NerCommand implements Callable<Integer> {
                 ignore.add(label.strip());
             }
         }
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
-        TokenClassifier ner = TokenClassifier.load(modelOptions.directory(err).toString(), modelOptions.precision());
-        RunProgress progress = new RunProgress(err, "ner:", file != null);
         if (stride < -1) {
             throw new UserError("--stride must not be negative, was " + stride);
         }
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        if (server.given()) {
+            return viaServer(strategy, ignore, out, err);
+        }
+        TokenClassifier ner = TokenClassifier.load(modelOptions.directory(err).toString(), modelOptions.precision());
+        RunProgress progress = new RunProgress(err, "ner:", file != null);
         if (stride < 0) {
             progress.cutAt(ner.maxTokens());
         }
@@ -95,6 +105,60 @@ final class NerCommand implements Callable<Integer> {
         });
         progress.finish();
         return 0;
+    }
+
+    /**
+     * The texts sent to a running server's {@code POST /token-classification} in batches, with these options, and its
+     * entities printed as the local ones are: the server runs the same pipeline, and a float's shortest decimal reads
+     * back as the same float, so the output is the local command's to the byte.
+     */
+    private int viaServer(TokenClassifier.Aggregation strategy, Set<String> ignore, PrintWriter out, PrintWriter err) {
+        ServeClient client = ServeClient.connect(server.url, "ner", modelOptions, spec, err);
+        RunProgress progress = new RunProgress(err, "ner:", file != null).countingTexts();
+        TextInput.forEachBatch(texts, file, System.in, client.batchSize(64), (batch, first, read, total) -> {
+            ObjectNode body = JsonText.object();
+            ArrayNode inputs = body.putArray("inputs");
+            batch.forEach(inputs::add);
+            ObjectNode parameters = body.putObject("parameters").put("aggregation_strategy", strategy.name().toLowerCase(Locale.ROOT));
+            ArrayNode ignored = parameters.putArray("ignore_labels");
+            ignore.forEach(ignored::add);
+            if (stride >= 0) {
+                parameters.put("stride", stride);
+            }
+            JsonNode answer = client.post("token-classification", body, file, first, batch.size(), file == null && texts.size() == 1);
+            if (!answer.isArray() || answer.size() != batch.size()) {
+                throw new UserError("the server's /token-classification answer is not one list of entities per text: "
+                        + Excerpt.of(answer.toString()));
+            }
+            for (int i = 0; i < batch.size(); i++) {
+                List<TokenClassifier.Entity> entities = entities(answer.get(i), strategy);
+                out.println(json ? toJson(entities, strategy) : table(batch.get(i), entities));
+            }
+            out.flush();
+            progress.done(batch.size(), 0, read, total);
+        });
+        progress.finish();
+        return 0;
+    }
+
+    /** One text's entities from the server's answer (the pipeline's keys; {@code index} only without aggregation). */
+    private static List<TokenClassifier.Entity> entities(JsonNode list, TokenClassifier.Aggregation strategy) {
+        String key = strategy == TokenClassifier.Aggregation.NONE ? "entity" : "entity_group";
+        if (!list.isArray()) {
+            throw new UserError("the server's /token-classification answer is not a list of entities: " + Excerpt.of(list.toString()));
+        }
+        List<TokenClassifier.Entity> entities = new ArrayList<>();
+        for (JsonNode e : list) {
+            boolean indexed = strategy != TokenClassifier.Aggregation.NONE || e.path("index").canConvertToInt();
+            if (!e.path(key).isTextual() || !e.path("score").isNumber() || !e.path("word").isTextual() || !indexed
+                    || !e.path("start").canConvertToInt() || !e.path("end").canConvertToInt()) {
+                throw new UserError("the server's /token-classification answer has an entity without " + key
+                        + ", score, word, start and end: " + Excerpt.of(e.toString()));
+            }
+            entities.add(new TokenClassifier.Entity(e.get(key).textValue(), e.get("score").floatValue(), e.path("index").asInt(-1),
+                    e.get("word").textValue(), e.get("start").intValue(), e.get("end").intValue()));
+        }
+        return entities;
     }
 
     private static String toJson(List<TokenClassifier.Entity> entities, TokenClassifier.Aggregation strategy) {

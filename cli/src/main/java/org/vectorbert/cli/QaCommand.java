@@ -3,6 +3,8 @@ package org.vectorbert.cli;
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -72,6 +74,9 @@ final class QaCommand implements Callable<Integer> {
             + "when --top-k asks for more; start and end are character offsets into the context.")
     boolean json;
 
+    @Mixin
+    ServeClient.Option server;
+
     @Override
     public Integer call() {
         Arguments.requireValidUtf8("--question", question);
@@ -93,9 +98,12 @@ final class QaCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        List<String> lines = file == null ? List.of(JsonText.of(Map.of("question", question, "context", context))) : List.of();
+        if (server.given()) {
+            return viaServer(lines, out, err);
+        }
         QuestionAnswerer qa = QuestionAnswerer.load(modelOptions.directory(err).toString(), modelOptions.precision());
         RunProgress progress = new RunProgress(err, "qa:", file != null);
-        List<String> lines = file == null ? List.of(JsonText.of(Map.of("question", question, "context", context))) : List.of();
         TextInput.forEachBatch(lines, file, System.in, 16, (batch, first, read, total) -> {
             List<QuestionAnswerer.Question> questions = new ArrayList<>(batch.size());
             for (int i = 0; i < batch.size(); i++) {
@@ -113,6 +121,60 @@ final class QaCommand implements Callable<Integer> {
         });
         progress.finish();
         return 0;
+    }
+
+    /**
+     * The questions sent to a running server's {@code POST /question-answering} in batches, with these options (checked
+     * here first, as the local command checks them), and its answers printed as the local ones are: the server runs
+     * the same pipeline, and a double's shortest decimal reads back as the same double, so the output is the local
+     * command's to the byte.
+     */
+    private int viaServer(List<String> lines, PrintWriter out, PrintWriter err) {
+        ServeClient client = ServeClient.connect(server.url, "qa", modelOptions, spec, err);
+        RunProgress progress = new RunProgress(err, "qa:", file != null).countingTexts();
+        TextInput.forEachBatch(lines, file, System.in, client.batchSize(16), (batch, first, read, total) -> {
+            ObjectNode body = JsonText.object();
+            ArrayNode inputs = body.putArray("inputs");
+            for (int i = 0; i < batch.size(); i++) {
+                QuestionAnswerer.Question q = parse(batch.get(i), first + i);
+                inputs.addObject().put("question", q.question()).put("context", q.context());
+            }
+            ObjectNode parameters = body.putObject("parameters").put("top_k", topK).put("max_answer_len", maxAnswerLength)
+                    .put("handle_impossible_answer", handleImpossibleAnswer).put("align_to_words", !noAlignToWords);
+            if (docStride >= 0) {
+                parameters.put("doc_stride", docStride);
+            }
+            if (maxSeqLength >= 0) {
+                parameters.put("max_seq_len", maxSeqLength);
+            }
+            JsonNode answer = client.post("question-answering", body, file, first, batch.size(), file == null);
+            if (!answer.isArray() || answer.size() != batch.size()) {
+                throw new UserError("the server's /question-answering answer is not one answer per question: " + Excerpt.of(answer.toString()));
+            }
+            for (int i = 0; i < batch.size(); i++) {
+                List<QuestionAnswerer.Answer> answers = answers(answer.get(i));
+                out.println(json ? toJson(answers, topK) : table(parse(batch.get(i), first + i), answers));
+            }
+            out.flush();
+            progress.done(batch.size(), 0, read, total);
+        });
+        progress.finish();
+        return 0;
+    }
+
+    /** One question's answers from the server: an object, or a list of them (the pipeline's shape for several). */
+    private static List<QuestionAnswerer.Answer> answers(JsonNode node) {
+        List<QuestionAnswerer.Answer> answers = new ArrayList<>();
+        for (JsonNode a : node.isArray() ? node : List.of(node)) {
+            if (!a.path("score").isNumber() || !a.path("start").canConvertToInt() || !a.path("end").canConvertToInt()
+                    || !a.path("answer").isTextual()) {
+                throw new UserError("the server's /question-answering answer has one without score, start, end and answer: "
+                        + Excerpt.of(a.toString()));
+            }
+            answers.add(new QuestionAnswerer.Answer(a.get("score").doubleValue(), a.get("start").intValue(), a.get("end").intValue(),
+                    a.get("answer").textValue()));
+        }
+        return answers;
     }
 
     private QuestionAnswerer.Question parse(String line, int number) {

@@ -22,7 +22,7 @@ import org.vectorbert.server.Models;
 import org.vectorbert.server.ServerOptions;
 
 /**
- * {@code classify --server URL} and {@code rerank --server URL}: a running server (Jetty, in this JVM) answers, and
+ * {@code classify}, {@code rerank}, {@code ner} and {@code qa} with {@code --server URL}: a running server (Jetty, in this JVM) answers, and
  * the output is the local model's to the byte, whatever the options, across more texts than one request may carry.
  */
 class TaskHandOffTest {
@@ -32,11 +32,15 @@ class TaskHandOffTest {
     static Path sentiment;
     static Path multiLabel;
     static Path reranker;
+    static Path tagger;
+    static Path answerer;
     private static final List<EmbeddingServer> SERVERS = new ArrayList<>();
     private static String sentimentUrl;
     private static String multiLabelUrl;
     private static String rerankerUrl;
     private static String repeatedUrl;
+    private static String taggerUrl;
+    private static String answererUrl;
 
     @BeforeAll
     static void start() throws IOException {
@@ -53,6 +57,10 @@ class TaskHandOffTest {
         multiLabelUrl = serve(multiLabel, 32);
         rerankerUrl = serve(reranker, 3);          // fewer texts a request than the tests send: the CLI sends several
         repeatedUrl = serve(repeated, 32);
+        tagger = TinyTaskModels.tokenClassifier(work.resolve("tagger"), List.of("O", "B-PER", "I-PER", "B-LOC", "I-LOC"));
+        taggerUrl = serve(tagger, 4);
+        answerer = TinyTaskModels.questionAnswerer(work.resolve("answerer"));
+        answererUrl = serve(answerer, 1);
     }
 
     private static String serve(Path model, int maxClientBatch) {
@@ -115,6 +123,53 @@ class TaskHandOffTest {
         TokenizeCommandTest.Run remote = run(with(List.of("rerank", "--server", rerankerUrl), same).toArray(String[]::new));
         assertEquals(0, remote.exit(), remote.err());
         assertEquals(local.out(), remote.out());
+    }
+
+    @Test
+    void nerThroughTheServerPrintsTheLocalOutput() throws IOException {
+        for (String strategy : List.of("none", "simple", "first", "average", "max")) {
+            sameOutput("ner", tagger, taggerUrl, List.of("--json", "--aggregation-strategy", strategy, "--ignore-labels", ""));
+            sameOutput("ner", tagger, taggerUrl, List.of("--aggregation-strategy", strategy));
+        }
+        TokenizeCommandTest.Run every = run(with(List.of("ner", "--server", taggerUrl, "--json", "--ignore-labels", ""), TEXTS)
+                .toArray(String[]::new));
+        assertTrue(every.out().lines().allMatch(l -> l.startsWith("[{\"entity\":")), "every token an entity: " + every.out());
+        String longText = String.join(" ", TEXTS);
+        for (List<String> options : List.of(List.of("--json", "--aggregation-strategy", "first", "--stride", "4"), List.of("--json"))) {
+            List<String> local = with(with(List.of("ner", "--model", tagger.toString()), options), List.of(longText));
+            List<String> remote = with(with(List.of("ner", "--server", taggerUrl), options), List.of(longText));
+            TokenizeCommandTest.Run r = run(remote.toArray(String[]::new));
+            assertEquals(0, r.exit(), r.err());
+            assertEquals(run(local.toArray(String[]::new)).out(), r.out(), options.toString());
+        }
+        assertUserError(run("ner", "--server", sentimentUrl, "paris"),
+                "the server at " + sentimentUrl + " answered 424: Model is not a token classification model");
+    }
+
+    @Test
+    void qaThroughTheServerPrintsTheLocalOutput(@TempDir Path dir) throws IOException {
+        String context = "paris is the capital of france . berlin is the capital of germany . bananas are yellow . "
+                + "shakespeare wrote hamlet . john lives in london .";
+        Path file = dir.resolve("questions.jsonl");
+        Files.writeString(file, "{\"question\": \"who wrote hamlet ?\", \"context\": \"" + context + "\"}\n"
+                + "{\"question\": \"where does john live ?\", \"context\": \"john lives in london .\"}\n"
+                + "{\"question\": \"what is the capital of france ?\", \"context\": \"" + context + "\"}\n");
+        for (List<String> options : List.of(List.of("--json"), List.<String>of(), List.of("--json", "--top-k", "3"),
+                List.of("--json", "--top-k", "2", "--handle-impossible-answer", "--doc-stride", "4"),
+                List.of("--top-k", "5", "--max-answer-len", "3", "--no-align-to-words", "--max-seq-len", "24"))) {
+            List<String> local = with(List.of("qa", "--model", answerer.toString(), "--file", file.toString()), options);
+            List<String> remote = with(List.of("qa", "--server", answererUrl, "--file", file.toString()), options);
+            TokenizeCommandTest.Run r = run(remote.toArray(String[]::new));
+            assertEquals(0, r.exit(), r.err());
+            assertEquals(run(local.toArray(String[]::new)).out(), r.out(), options.toString());
+            assertEquals(3, r.out().lines().filter(l -> l.startsWith("[") || l.startsWith("{") || l.startsWith("\"")).count(), r.out());
+        }
+        TokenizeCommandTest.Run one = run("qa", "--server", answererUrl, "--json", "--question", "who wrote hamlet ?", "--context", context);
+        assertEquals(run("qa", "--model", answerer.toString(), "--json", "--question", "who wrote hamlet ?", "--context", context).out(),
+                one.out());
+        assertUserError(run("qa", "--server", answererUrl, "--top-k", "0", "--question", "q", "--context", "c"), "--top-k");
+        assertUserError(run("qa", "--server", sentimentUrl, "--question", "q", "--context", "c"),
+                "the server at " + sentimentUrl + " answered 424: Model is not a question answering model");
     }
 
     @Test
