@@ -135,8 +135,10 @@ final class QaCommand implements Callable<Integer> {
         TextInput.forEachBatch(lines, file, System.in, client.batchSize(16), (batch, first, read, total) -> {
             ObjectNode body = JsonText.object();
             ArrayNode inputs = body.putArray("inputs");
+            List<QuestionAnswerer.Question> questions = new ArrayList<>(batch.size());
             for (int i = 0; i < batch.size(); i++) {
                 QuestionAnswerer.Question q = parse(batch.get(i), first + i);
+                questions.add(q);
                 inputs.addObject().put("question", q.question()).put("context", q.context());
             }
             ObjectNode parameters = body.putObject("parameters").put("top_k", topK).put("max_answer_len", maxAnswerLength)
@@ -153,7 +155,7 @@ final class QaCommand implements Callable<Integer> {
             }
             for (int i = 0; i < batch.size(); i++) {
                 List<QuestionAnswerer.Answer> answers = answers(answer.get(i));
-                out.println(json ? toJson(answers, topK) : table(parse(batch.get(i), first + i), answers));
+                out.println(json ? toJson(answers, topK) : table(questions.get(i), answers));
             }
             out.flush();
             progress.done(batch.size(), 0, read, total);
