@@ -9,33 +9,11 @@ import jdk.incubator.vector.VectorMask;
 
 /**
  * Scaled dot-product attention of one sequence and one head: softmax(q·kᵀ/√d + mask)·v. Works for
- * any head size: columns of a head go four vectors at a time, then one, then a masked rest.
+ * any head size: columns of a head go four vectors at a time, then one, then a masked rest. The blocks
+ * call it through {@link Kernels#attention}, which runs its plain twin instead when {@link PlainKernels} is active.
  */
 final class AttentionKernel {
     private AttentionKernel() {}
-
-    /** Floats of scratch {@link #head} needs for a sequence of {@code seq} tokens: transposed keys and a lane sum. */
-    static int scratch(int seq, int headSize) {
-        return headSize * keyStride(seq) + L;
-    }
-
-    /** A thread's scratch for attention: probabilities and transposed keys of the head it computes. Grows, never shrinks. */
-    private static final ThreadLocal<float[]> SCRATCH = ThreadLocal.withInitial(() -> new float[0]);
-
-    /** The calling thread's attention scratch, at least {@code floats} long. */
-    static float[] scratch(int floats) {
-        float[] s = SCRATCH.get();
-        if (s.length < floats) {
-            s = new float[floats];
-            SCRATCH.set(s);
-        }
-        return s;
-    }
-
-    /** Floats per transposed key row: the sequence rounded up to whole vectors. */
-    private static int keyStride(int seq) {
-        return (seq + L - 1) / L * L;
-    }
 
     /**
      * Attention for one sequence and one head: its keys and values are rows [row0, row0+seq) of k and v ([rows, hidden]),
@@ -44,18 +22,13 @@ final class AttentionKernel {
      * {@link BertLayer#forwardAt}; a query row's floats are the same whichever rows go with it). {@code mask} from
      * {@code maskOff} holds the additive mask per key (0 or the float minimum); {@code scores} from {@code scoresOff} is
      * queries·seq floats and keeps the probabilities. The context goes to the query rows and the same columns of
-     * {@code ctx}. {@code keysT} from {@code keysOff} is {@link #scratch} floats: the head's keys transposed, so a query
-     * row meets L keys per FMA instead of one dot product (and one lane sum) per key; then L floats for the softmax's
-     * lane sum.
+     * {@code ctx}. {@code keysT} from {@code keysOff} is {@link Kernels#attentionScratch(int, int)} floats: the head's
+     * keys transposed, so a query row meets L keys per FMA instead of one dot product (and one lane sum) per key; then L
+     * floats for the softmax's lane sum.
      */
     static void head(float[] q, int qRow0, int queries, float[] k, float[] v, int hidden, int row0, int seq, int col,
                      int headSize, float[] mask, int maskOff, float[] scores, int scoresOff, float[] ctx, float[] keysT, int keysOff) {
-        if (PlainKernels.active()) {
-            PlainKernels.head(q, qRow0, queries, k, v, hidden, row0, seq, col, headSize, mask, maskOff, scores, scoresOff, ctx,
-                    new float[L]);
-            return;
-        }
-        int stride = keyStride(seq);
+        int stride = Kernels.keyStride(seq);
         for (int d = 0; d < headSize; d++) {
             int t = keysOff + d * stride;
             for (int j = 0; j < seq; j++) {

@@ -62,10 +62,10 @@ record BertEmbeddings(PackedMatrix words, String wordsName, float[] positions, f
                 // RoBERTa's rule also gives padding (after a text) the position pad_token_id, as transformers does.
                 int p = skipPadding ? (id == padId ? padId : ++position) : i;
                 System.arraycopy(positions, p * width, row, 0, width);
-                RowKernels.addInPlace(e, off, row, width);
+                Kernels.addInPlace(e, off, row, width);
                 if (tokenTypes != null) {
                     System.arraycopy(tokenTypes, batch.typeIds()[at] * width, row, 0, width);
-                    RowKernels.addInPlace(e, off, row, width);
+                    Kernels.addInPlace(e, off, row, width);
                 }
             }
         }

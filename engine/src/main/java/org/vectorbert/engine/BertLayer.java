@@ -55,10 +55,10 @@ record BertLayer(BertSelfAttention attention, DenseAndNorm attentionOutput, Pack
         int rows = layout.rows();
         attention.forward(x, layout, ws, probabilities);        // context of every head -> ws.ctx
         attentionOutput.dense().apply(ws.ctx, rows, ws.t);
-        RowKernels.addInPlace(ws.t, 0, x, rows * hidden);      // the residual
+        Kernels.addInPlace(ws.t, 0, x, rows * hidden);      // the residual
         attentionOutput.layerNorm().apply(ws.t, rows, x);
         feedForward(x, rows, ws, ws.t);
-        RowKernels.addInPlace(ws.t, 0, x, rows * hidden);
+        Kernels.addInPlace(ws.t, 0, x, rows * hidden);
         output.layerNorm().apply(ws.t, rows, x);
     }
 
@@ -71,10 +71,10 @@ record BertLayer(BertSelfAttention attention, DenseAndNorm attentionOutput, Pack
         attentionOutput.layerNorm().apply(x, rows, ws.t);
         attention.forward(ws.t, layout, ws, probabilities);
         attentionOutput.dense().apply(ws.ctx, rows, ws.t);
-        RowKernels.addInPlace(x, 0, ws.t, rows * hidden);
+        Kernels.addInPlace(x, 0, ws.t, rows * hidden);
         output.layerNorm().apply(x, rows, ws.t);
         feedForward(ws.t, rows, ws, ws.ctx);
-        RowKernels.addInPlace(x, 0, ws.ctx, rows * hidden);
+        Kernels.addInPlace(x, 0, ws.ctx, rows * hidden);
     }
 
     /**
@@ -92,19 +92,19 @@ record BertLayer(BertSelfAttention attention, DenseAndNorm attentionOutput, Pack
             attention.forwardAt(ws.t, ws.ctx, layout, selection, ws);
             attentionOutput.dense().apply(ws.ctx, n, ws.t);
             selection.gather(x, hidden, ws.q);
-            RowKernels.addInPlace(ws.q, 0, ws.t, n * hidden);
+            Kernels.addInPlace(ws.q, 0, ws.t, n * hidden);
             output.layerNorm().apply(ws.q, n, ws.t);
             feedForward(ws.t, n, ws, ws.ctx);
-            RowKernels.addInPlace(ws.q, 0, ws.ctx, n * hidden);
+            Kernels.addInPlace(ws.q, 0, ws.ctx, n * hidden);
             result = ws.q;
         } else {
             selection.gather(x, hidden, ws.t);
             attention.forwardAt(x, ws.t, layout, selection, ws);
             attentionOutput.dense().apply(ws.ctx, n, ws.q);
-            RowKernels.addInPlace(ws.q, 0, ws.t, n * hidden);
+            Kernels.addInPlace(ws.q, 0, ws.t, n * hidden);
             attentionOutput.layerNorm().apply(ws.q, n, ws.t);
             feedForward(ws.t, n, ws, ws.q);
-            RowKernels.addInPlace(ws.q, 0, ws.t, n * hidden);
+            Kernels.addInPlace(ws.q, 0, ws.t, n * hidden);
             output.layerNorm().apply(ws.q, n, ws.t);
             result = ws.t;
         }
@@ -123,7 +123,7 @@ record BertLayer(BertSelfAttention attention, DenseAndNorm attentionOutput, Pack
         for (int r0 = 0; r0 < rows; r0 += Workspace.FEED_FORWARD_ROWS) {
             int n = Math.min(Workspace.FEED_FORWARD_ROWS, rows - r0);
             MatMul.linear(in, r0, n, intermediate, ws.inner, 0);
-            RowKernels.activate(activation, ws.inner, n * intermediate.out);
+            Kernels.activate(activation, ws.inner, n * intermediate.out);
             MatMul.linear(ws.inner, 0, n, output.dense(), out, r0);
         }
     }

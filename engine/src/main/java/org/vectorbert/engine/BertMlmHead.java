@@ -50,7 +50,7 @@ record BertMlmHead(PackedMatrix transform, Activation activation, LayerNorm laye
         float[] h = Head.gather(x, rowsAsked, transform.in);
         float[] t = new float[n * transform.out];
         transform.apply(h, n, t);
-        RowKernels.activate(activation, t, t.length);
+        Kernels.activate(activation, t, t.length);
         layerNorm.apply(t, n, t);
         float[] logits = new float[n * decoder.out];
         decoder.apply(t, n, logits);

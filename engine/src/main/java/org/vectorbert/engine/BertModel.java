@@ -75,6 +75,7 @@ public final class BertModel {
 
     /** Opens a Hugging Face model directory with its matrices held at {@code precision}; the checkpoint is closed after. */
     public static BertModel load(Path directory, Precision precision) {
+        PlainKernels.checkVectorModule();
         // The vector kernels' compiler directive, if the JVM's first pass will not run plain (PlainKernels): the MBean
         // server it needs starts on a thread of its own while the weights load. Else after that pass (see forward).
         if (!PlainKernels.firstPassAhead()) {
@@ -116,6 +117,14 @@ public final class BertModel {
     /** The model directory the weights came from. */
     public Path directory() {
         return directory;
+    }
+
+    /**
+     * Bits per vector of this JVM's kernels (128, 256 or 512): the machine's preferred shape, or
+     * {@code -Dvectorbert.vector.bits}. The packed weights' layout depends on it; {@code vectorbert --version} prints it.
+     */
+    public static int vectorBits() {
+        return Lanes.BITS;
     }
 
     /** Whether the checkpoint has the pooler ({@code bert.pooler.dense}). */

@@ -24,7 +24,7 @@ record BertPooler(PackedMatrix dense) implements Head {
         float[] first = Head.gather(x, rows, dense.in);
         float[] pooled = new float[rows.length * dense.out];
         dense.apply(first, rows.length, pooled);
-        RowKernels.tanh(pooled, 0, pooled.length);
+        Kernels.tanh(pooled, 0, pooled.length);
         return pooled;
     }
 

@@ -49,9 +49,9 @@ record BertSelfAttention(PackedMatrix query, PackedMatrix key, PackedMatrix valu
         int hidden = heads * headSize;
         int longest = layout.longest();
         int square = longest * longest;
-        int keys = AttentionKernel.scratch(longest, headSize);
+        int keys = Kernels.attentionScratch(longest, headSize);
         Parallel.forRange(layout.starts().length * heads, 1, (from, to) -> {
-            float[] scratch = AttentionKernel.scratch(square + keys);
+            float[] scratch = Kernels.attentionScratch(square + keys);
             for (int task = from; task < to; task++) {
                 int b = task / heads;
                 int h = task % heads;
@@ -62,7 +62,7 @@ record BertSelfAttention(PackedMatrix query, PackedMatrix key, PackedMatrix valu
                 int row0 = layout.starts()[b];
                 float[] scores = probabilities != null ? probabilities : scratch;
                 int scoresOff = probabilities != null ? task * square : 0;
-                AttentionKernel.head(ws.q, queryStarts[b], queryCounts[b], ws.k, ws.v, hidden, row0, seq, h * headSize,
+                Kernels.attention(ws.q, queryStarts[b], queryCounts[b], ws.k, ws.v, hidden, row0, seq, h * headSize,
                         headSize, ws.mask, row0, scores, scoresOff, ws.ctx, scratch, square);
             }
         });

@@ -53,9 +53,9 @@ record DenseHead(List<PackedMatrix> layers, List<String> activations) implements
             float[] out = new float[rows.length * m.out];
             m.apply(h, rows.length, out);
             switch (activations.get(i)) {
-                case "tanh" -> RowKernels.tanh(out, 0, out.length);
-                case "relu" -> RowKernels.activate(Activation.RELU, out, out.length);
-                case "gelu" -> RowKernels.activate(Activation.GELU, out, out.length);
+                case "tanh" -> Kernels.tanh(out, 0, out.length);
+                case "relu" -> Kernels.activate(Activation.RELU, out, out.length);
+                case "gelu" -> Kernels.activate(Activation.GELU, out, out.length);
                 case "none" -> { }
                 default -> throw new EngineException("unknown activation " + activations.get(i));
             }

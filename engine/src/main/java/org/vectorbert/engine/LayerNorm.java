@@ -22,7 +22,7 @@ record LayerNorm(float[] weight, float[] bias, float eps) {
 
     /** Normalises {@code rows} rows of x into out (in place when out == x). */
     void apply(float[] x, int rows, float[] out) {
-        RowKernels.layerNorm(x, rows, weight.length, weight, bias, eps, out);
+        Kernels.layerNorm(x, rows, weight.length, weight, bias, eps, out);
     }
 
     long bytes() {

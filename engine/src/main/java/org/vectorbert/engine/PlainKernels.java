@@ -51,6 +51,22 @@ final class PlainKernels {
 
     private PlainKernels() {}
 
+    /**
+     * Refuses a JVM that could not run the model: one without the {@code jdk.incubator.vector} module, unless every pass
+     * runs plain ({@link #EVERY_PASS}) and {@code -Dvectorbert.vector.bits} gives the width the vector kernels would have
+     * had, on which the packed weights' layout and the plain lane sums depend (bin/vectorbert runs a one-shot command so).
+     */
+    static void checkVectorModule() {
+        if (ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent()) {
+            return;
+        }
+        String bits = System.getProperty("vectorbert.vector.bits");
+        if (!EVERY_PASS || bits == null || bits.isBlank()) {
+            throw new EngineException("this JVM was started without the Vector API: add --add-modules jdk.incubator.vector"
+                    + " to its command line (or to JDK_JAVA_OPTIONS, or spark.executor.extraJavaOptions for Spark)");
+        }
+    }
+
     /** Whether the JVM's first pass is still to come (and so may run plain), or every pass runs plain. */
     static boolean firstPassAhead() {
         return EVERY_PASS || !FIRST_PASS_TAKEN.get();

@@ -9,7 +9,8 @@ import jdk.incubator.vector.VectorOperators;
 
 /**
  * The kernels that work along rows of activations: LayerNorm, softmax, the residual add and the
- * activations. Each walks a row in whole vectors and ends with at most one masked vector.
+ * activations. Each walks a row in whole vectors and ends with at most one masked vector. The blocks
+ * call them through {@link Kernels}, which runs their plain twins instead when {@link PlainKernels} is active.
  */
 final class RowKernels {
     private RowKernels() {}
@@ -21,10 +22,6 @@ final class RowKernels {
      * with the mean and the (biased) variance computed in two passes. In place when out == x.
      */
     static void layerNorm(float[] x, int rows, int dim, float[] gamma, float[] beta, float eps, float[] out) {
-        if (PlainKernels.active()) {
-            PlainKernels.layerNorm(x, rows, dim, gamma, beta, eps, out);
-            return;
-        }
         Parallel.forRange(rows, 1, (from, to) -> {
             float[] lanes = VectorMath.scratch();
             for (int r = from; r < to; r++) {
@@ -110,10 +107,6 @@ final class RowKernels {
 
     /** a[off + i] += b[i] for i in [0, n). */
     static void addInPlace(float[] a, int off, float[] b, int n) {
-        if (PlainKernels.active()) {
-            PlainKernels.addInPlace(a, off, b, n);
-            return;
-        }
         int bound = S.loopBound(n);
         int i = 0;
         for (; i < bound; i += L) {
@@ -127,10 +120,6 @@ final class RowKernels {
 
     /** The activation named by hidden_act, in place over [0, n), in parallel. */
     static void activate(Activation act, float[] a, int n) {
-        if (PlainKernels.active()) {
-            PlainKernels.activate(act, a, n);
-            return;
-        }
         Parallel.forRange(n, 4096, (from, to) -> {
             switch (act) {
                 case GELU -> gelu(a, from, to);
@@ -211,10 +200,6 @@ final class RowKernels {
 
     /** tanh in place over [from, to). */
     static void tanh(float[] a, int from, int to) {
-        if (PlainKernels.active()) {
-            PlainKernels.tanh(a, from, to);
-            return;
-        }
         VectorMath.tanhInPlace(a, from, to - from);
     }
 }

@@ -170,7 +170,7 @@ final class SlowPathCheck {
         float[] mask = new float[s];
         float[] ctx = new float[s * hidden];
         int square = s * s;
-        float[] scratch = new float[square + AttentionKernel.scratch(s, headSize)];
+        float[] scratch = new float[square + Kernels.attentionScratch(s, headSize)];
         LayerNorm norm = layer.attentionOutput().layerNorm();
         List<Speed> speeds = new ArrayList<>();
         speeds.add(new Speed(Kernel.MATRIX, 2.0 * r * w.in * hidden / best(() -> MatMul.linear(x, r, w, out))));

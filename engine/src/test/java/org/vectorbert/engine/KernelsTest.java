@@ -238,7 +238,7 @@ class KernelsTest {
                 float[] scores = new float[seq * seq];
                 for (int h = 0; h < heads; h++) {
                     AttentionKernel.head(q, 0, seq, k, v, hidden, 0, seq, h * d, d, mask, 0, scores, 0, ctx,
-                            new float[AttentionKernel.scratch(seq, d)], 0);
+                            new float[Kernels.attentionScratch(seq, d)], 0);
                 }
                 assertClose(ScalarKernels.attention(q, k, v, seq, hidden, heads, mask), ctx, 1e-5, "seq " + seq + " hidden " + hidden);
             }

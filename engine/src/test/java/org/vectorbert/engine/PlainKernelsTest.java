@@ -2,9 +2,12 @@ package org.vectorbert.engine;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -145,10 +148,10 @@ class PlainKernelsTest {
                 for (int h = 0; h < heads; h++) {
                     int head = h;
                     AttentionKernel.head(q, 0, seq, k, v, hidden, 0, seq, h * d, d, mask, 0, scoresVector, h * seq * seq, ctxVector,
-                            new float[AttentionKernel.scratch(seq, d)], 0);
+                            new float[Kernels.attentionScratch(seq, d)], 0);
                     PlainKernels.runPlain(() -> {
-                        AttentionKernel.head(q, 0, seq, k, v, hidden, 0, seq, head * d, d, mask, 0, scoresPlain, head * seq * seq, ctxPlain,
-                                new float[AttentionKernel.scratch(seq, d)], 0);
+                        Kernels.attention(q, 0, seq, k, v, hidden, 0, seq, head * d, d, mask, 0, scoresPlain, head * seq * seq, ctxPlain,
+                                new float[Kernels.attentionScratch(seq, d)], 0);
                         return null;
                     });
                 }
@@ -201,5 +204,37 @@ class PlainKernelsTest {
         assertEquals(0, every.exit(), every.err());
         assertEquals(List.of("pass 1 plain, pass 2 plain, pass 3 plain", "pass 1 = pass 2 = pass 3", big.out().lines().toList().get(2)),
                 every.out().lines().toList());
+    }
+
+    /**
+     * A JVM without {@code --add-modules jdk.incubator.vector}, as bin/vectorbert starts a one-shot command: with every
+     * pass plain and the vector width given, every family and head gives the bits this JVM's kernels give, in float32 and
+     * bf16; without those, one line naming the flag, never a NoClassDefFoundError.
+     */
+    @Test
+    void aJvmWithoutTheVectorModuleRunsEveryFamilyPlainWithTheVectorBits() throws Exception {
+        List<String> fixtures = List.of("bert-seqcls-multilabel", "bert-tokcls", "bert-qa", "distilbert-mlm",
+                "distilbert-sinusoidal-seqcls", "roberta-mlm", "roberta-qa", "xlm-roberta-seqcls-regression", "camembert-mlm",
+                "electra-generator-mlm", "electra-discriminator", "electra-tokcls").stream()
+                .map(name -> FamilyReferenceTest.resource(name).toString()).toList();
+        List<String> args = new ArrayList<>(fixtures);
+        args.add(fixtures.get(3) + "@bf16");
+        List<String> expected = new ArrayList<>();
+        for (String arg : args) {
+            expected.add(OutputBitsMain.outputBits(arg));
+        }
+        List<String> plain = List.of("-XX:TieredStopAtLevel=1", "-D" + PlainKernels.SWITCH + "=every",
+                "-Dvectorbert.vector.bits=" + Lanes.BITS);
+        ChildJvm every = ChildJvm.runWithoutVectorModule(dir, plain, OutputBitsMain.class, args.toArray(String[]::new));
+        assertEquals(0, every.exit(), every.err());
+        assertEquals(expected, every.out().lines().toList());
+
+        String refusal = "this JVM was started without the Vector API: add --add-modules jdk.incubator.vector";
+        for (List<String> flags : List.of(List.<String>of(), plain.subList(0, 2))) {
+            ChildJvm refused = ChildJvm.runWithoutVectorModule(dir, flags, OutputBitsMain.class, fixtures.get(0));
+            assertNotEquals(0, refused.exit());
+            assertTrue(refused.err().contains(refusal) && !refused.err().contains("NoClassDefFoundError"),
+                    flags + ": " + refused.err());
+        }
     }
 }

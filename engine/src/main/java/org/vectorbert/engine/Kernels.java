@@ -1,0 +1,91 @@
+package org.vectorbert.engine;
+
+import static org.vectorbert.engine.Lanes.L;
+
+/**
+ * Where the blocks call the row and attention kernels: the vector kernels ({@link RowKernels},
+ * {@link AttentionKernel}), or their plain twins while {@link PlainKernels} is active. The matrix product
+ * chooses in {@link MatMul} the same way.
+ *
+ * <p>This class names no Vector API type, nor do the blocks, {@link MatMul} and {@link PlainKernels}: a JVM
+ * whose every pass runs plain (a one-shot command, {@code -Dvectorbert.plainFirstPass=every}) then never
+ * loads the vector kernels, and runs without {@code --add-modules jdk.incubator.vector}. Their classes cannot
+ * even be verified without that module, so the choice cannot be made inside them. Without the module
+ * the JVM's start-up cache keeps its linked classes and module graph: the one-shot {@code fill-mask}
+ * took 0.64 s instead of 0.73 s (medians of 10 alternating runs, 2-core AMD EPYC with AVX2; see bin/vectorbert).
+ */
+final class Kernels {
+    private Kernels() {}
+
+    /** LayerNorm of {@code rows} rows of width {@code dim}: {@link RowKernels#layerNorm}. */
+    static void layerNorm(float[] x, int rows, int dim, float[] gamma, float[] beta, float eps, float[] out) {
+        if (PlainKernels.active()) {
+            PlainKernels.layerNorm(x, rows, dim, gamma, beta, eps, out);
+        } else {
+            RowKernels.layerNorm(x, rows, dim, gamma, beta, eps, out);
+        }
+    }
+
+    /** a[off + i] += b[i] for i in [0, n). */
+    static void addInPlace(float[] a, int off, float[] b, int n) {
+        if (PlainKernels.active()) {
+            PlainKernels.addInPlace(a, off, b, n);
+        } else {
+            RowKernels.addInPlace(a, off, b, n);
+        }
+    }
+
+    /** The activation named by hidden_act, in place over [0, n). */
+    static void activate(Activation act, float[] a, int n) {
+        if (PlainKernels.active()) {
+            PlainKernels.activate(act, a, n);
+        } else {
+            RowKernels.activate(act, a, n);
+        }
+    }
+
+    /** tanh in place over [from, to). */
+    static void tanh(float[] a, int from, int to) {
+        if (PlainKernels.active()) {
+            PlainKernels.tanh(a, from, to);
+        } else {
+            RowKernels.tanh(a, from, to);
+        }
+    }
+
+    /** Attention of one sequence and one head: {@link AttentionKernel#head}, whose arguments these are. */
+    static void attention(float[] q, int qRow0, int queries, float[] k, float[] v, int hidden, int row0, int seq, int col,
+                          int headSize, float[] mask, int maskOff, float[] scores, int scoresOff, float[] ctx, float[] keysT,
+                          int keysOff) {
+        if (PlainKernels.active()) {
+            PlainKernels.head(q, qRow0, queries, k, v, hidden, row0, seq, col, headSize, mask, maskOff, scores, scoresOff, ctx,
+                    new float[L]);
+        } else {
+            AttentionKernel.head(q, qRow0, queries, k, v, hidden, row0, seq, col, headSize, mask, maskOff, scores, scoresOff,
+                    ctx, keysT, keysOff);
+        }
+    }
+
+    /** Floats of scratch {@link #attention} needs for a sequence of {@code seq} tokens: transposed keys and a lane sum. */
+    static int attentionScratch(int seq, int headSize) {
+        return headSize * keyStride(seq) + L;
+    }
+
+    /** A thread's scratch for attention: probabilities and transposed keys of the head it computes. Grows, never shrinks. */
+    private static final ThreadLocal<float[]> SCRATCH = ThreadLocal.withInitial(() -> new float[0]);
+
+    /** The calling thread's attention scratch, at least {@code floats} long. */
+    static float[] attentionScratch(int floats) {
+        float[] s = SCRATCH.get();
+        if (s.length < floats) {
+            s = new float[floats];
+            SCRATCH.set(s);
+        }
+        return s;
+    }
+
+    /** Floats per row of {@link AttentionKernel}'s transposed keys: the sequence rounded up to whole vectors. */
+    static int keyStride(int seq) {
+        return (seq + L - 1) / L * L;
+    }
+}
