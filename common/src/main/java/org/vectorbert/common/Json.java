@@ -32,7 +32,13 @@ public final class Json {
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
             .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(64).build())
             .build();
+    /** For {@link #parseLastKeyWins}: duplicate keys allowed, the same nesting bound. */
+    private static final JsonFactory LENIENT = JsonFactory.builder()
+            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(64).build())
+            .build();
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+    /** Decimals as written: BigDecimal nodes, trailing zeros kept. */
+    private static final JsonNodeFactory EXACT = JsonNodeFactory.withExactBigDecimals(true);
 
     private Json() {}
 
@@ -64,12 +70,26 @@ public final class Json {
 
     /** Parses one JSON document; {@code source} names it in messages, and failures are {@code error}'s. */
     public static JsonNode parse(byte[] bytes, String source, Function<String, ? extends RuntimeException> error) {
-        try (JsonParser parser = FACTORY.createParser(bytes)) {
+        return parse(FACTORY, false, bytes, source, error);
+    }
+
+    /**
+     * Parses one JSON document as a library that takes the last of duplicate keys reads it (the tokenizers library's
+     * serde maps: tokenizer.json, vocab.json), with every decimal kept as written (a BigDecimal node), as an ObjectMapper
+     * with {@code USE_BIG_DECIMAL_FOR_FLOATS} and without {@code STRIP_TRAILING_BIGDECIMAL_ZEROES} reads it.
+     */
+    public static JsonNode parseLastKeyWins(byte[] bytes, String source, Function<String, ? extends RuntimeException> error) {
+        return parse(LENIENT, true, bytes, source, error);
+    }
+
+    private static JsonNode parse(JsonFactory factory, boolean exactDecimals, byte[] bytes, String source,
+                                  Function<String, ? extends RuntimeException> error) {
+        try (JsonParser parser = factory.createParser(bytes)) {
             JsonToken first = parser.nextToken();
             if (first == null) {
                 throw error.apply(source + " is empty");
             }
-            JsonNode node = value(parser, first);
+            JsonNode node = value(parser, first, exactDecimals);
             JsonToken trailing = parser.nextToken();
             if (trailing != null) {
                 throw error.apply("cannot parse " + source + where(parser.currentTokenLocation())
@@ -89,20 +109,20 @@ public final class Json {
     }
 
     /** The value starting at {@code token}, as ObjectMapper.readTree would build it. */
-    private static JsonNode value(JsonParser parser, JsonToken token) throws IOException {
+    private static JsonNode value(JsonParser parser, JsonToken token, boolean exactDecimals) throws IOException {
         return switch (token) {
             case START_OBJECT -> {
                 ObjectNode object = NODES.objectNode();
                 for (JsonToken t = parser.nextToken(); t != JsonToken.END_OBJECT; t = parser.nextToken()) {
                     String name = parser.currentName();
-                    object.set(name, value(parser, parser.nextToken()));
+                    object.set(name, value(parser, parser.nextToken(), exactDecimals));
                 }
                 yield object;
             }
             case START_ARRAY -> {
                 ArrayNode array = NODES.arrayNode();
                 for (JsonToken t = parser.nextToken(); t != JsonToken.END_ARRAY; t = parser.nextToken()) {
-                    array.add(value(parser, t));
+                    array.add(value(parser, t, exactDecimals));
                 }
                 yield array;
             }
@@ -112,7 +132,7 @@ public final class Json {
                 case LONG -> NODES.numberNode(parser.getLongValue());
                 default -> NODES.numberNode(parser.getBigIntegerValue());
             };
-            case VALUE_NUMBER_FLOAT -> NODES.numberNode(parser.getDoubleValue());
+            case VALUE_NUMBER_FLOAT -> exactDecimals ? EXACT.numberNode(parser.getDecimalValue()) : NODES.numberNode(parser.getDoubleValue());
             case VALUE_TRUE -> NODES.booleanNode(true);
             case VALUE_FALSE -> NODES.booleanNode(false);
             case VALUE_NULL -> NODES.nullNode();

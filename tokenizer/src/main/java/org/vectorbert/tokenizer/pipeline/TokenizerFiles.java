@@ -1,15 +1,15 @@
 package org.vectorbert.tokenizer.pipeline;
 
-import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.vectorbert.common.Json;
 import org.vectorbert.tokenizer.BertTokenizer;
 import org.vectorbert.tokenizer.EncodeOptions;
 import org.vectorbert.tokenizer.Padding;
@@ -19,12 +19,6 @@ import org.vectorbert.tokenizer.Truncation;
 
 /** Finds and reads a model directory's tokenizer files into a {@link Tokenizer}. */
 public final class TokenizerFiles {
-    /** Floats stay decimal (BigDecimal) so Unigram scores can be read the library's way ({@link JsonFloats}). */
-    private static final ObjectMapper JSON = com.fasterxml.jackson.databind.json.JsonMapper.builder()
-            .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-            .disable(com.fasterxml.jackson.databind.cfg.JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
-            .build();
-
     private TokenizerFiles() {}
 
     public static Tokenizer loadDirectory(Path directory) {
@@ -55,21 +49,17 @@ public final class TokenizerFiles {
     }
 
     public static Tokenizer loadTokenizerJson(Path file) {
-        return fromJson(read(file), file.getFileName().toString(), JSON.createObjectNode());
+        return fromJson(read(file), file.getFileName().toString(), Json.object());
     }
 
     /** Reads a tokenizer.json given as text (for tests and fuzzing). */
     public static Tokenizer parseTokenizerJson(String json, String name) {
-        try {
-            return fromJson(JSON.readTree(json), name, JSON.createObjectNode());
-        } catch (JacksonException e) {
-            throw new TokenizerException("cannot parse " + name + ": " + e.getOriginalMessage().lines().findFirst().orElse(""));
-        }
+        return fromJson(Json.parseLastKeyWins(json.getBytes(StandardCharsets.UTF_8), name, TokenizerException::new), name, Json.object());
     }
 
     /** special_tokens_map.json with tokenizer_config.json over it; an empty object if neither exists. */
     static JsonNode settings(Path directory) {
-        ObjectNode merged = JSON.createObjectNode();
+        ObjectNode merged = Json.object();
         for (String name : List.of("special_tokens_map.json", "tokenizer_config.json")) {
             Path f = directory.resolve(name);
             if (Files.exists(f) && read(f) instanceof ObjectNode o) {
@@ -190,22 +180,21 @@ public final class TokenizerFiles {
         return model.idToToken(id);
     }
 
-    /** A JSON file, or one line saying why not (missing, empty, where it stops parsing). */
+    /**
+     * A JSON file, or one line saying why not (missing, empty, where it stops parsing). Read as the tokenizers library
+     * reads it: the last of duplicate keys, and floats kept decimal so that Unigram scores are read its way
+     * ({@link JsonFloats}). Through jackson-core's parser ({@link Json}), not an ObjectMapper, whose making took a
+     * one-shot command's tokenizer thread about 50 ms.
+     */
     public static JsonNode read(Path file) {
+        byte[] bytes;
         try {
-            JsonNode node = JSON.readTree(file.toFile());
-            if (node == null || node.isMissingNode()) {
-                throw new TokenizerException(file + " is empty");
-            }
-            return node;
+            bytes = Files.readAllBytes(file);
         } catch (NoSuchFileException e) {
             throw new TokenizerException("file not found: " + file);
-        } catch (JacksonException e) {
-            var at = e.getLocation();
-            throw new TokenizerException("cannot parse " + file + (at == null ? "" : " at line " + at.getLineNr()
-                    + ", column " + at.getColumnNr()) + ": " + e.getOriginalMessage().lines().findFirst().orElse(""));
         } catch (IOException e) {
             throw new TokenizerException("cannot read " + file + ": " + e.getMessage());
         }
+        return Json.parseLastKeyWins(bytes, file.toString(), TokenizerException::new);
     }
 }

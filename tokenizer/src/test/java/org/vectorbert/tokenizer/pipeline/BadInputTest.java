@@ -74,7 +74,7 @@ class BadInputTest {
     @Test
     void malformedJson() {
         String m = message("{\"model\": {");
-        assertEquals(true, m.startsWith("cannot parse t.json: "), m);
+        assertEquals(true, m.startsWith("cannot parse t.json at line 1, column 12: "), m);
         assertEquals(1, m.lines().count());
     }
 
