@@ -9,6 +9,7 @@ import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Properties;
 import org.vectorbert.common.VectorbertException;
+import org.vectorbert.engine.BertModel;
 import org.vectorbert.engine.TextTooLongException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -169,8 +170,9 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
                     p.load(in);
                 }
             }
+            // The vector width: bin/vectorbert reads it here to start a one-shot command without the Vector API's module.
             return new String[] {"vectorbert " + p.getProperty("version", "unknown")
-                    + " (Java " + Runtime.version() + ", " + System.getProperty("os.arch") + ")"};
+                    + " (Java " + Runtime.version() + ", " + System.getProperty("os.arch") + ", " + BertModel.vectorBits() + "-bit vectors)"};
         }
     }
 }

@@ -13,6 +13,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -99,19 +100,38 @@ class LauncherTest {
         assertEquals(0, first.waitFor(), stderr());
         assertTrue(Files.readString(work.resolve("stdout")).contains("capital"));
         assertFalse(Files.exists(aot), "the user's command does not wait for the recording");
-        long deadline = started + 180_000_000_000L;
-        while (!(Files.exists(aot) && !Files.exists(aot.resolveSibling("vectorbert.aot.recorder"))) && System.nanoTime() < deadline) {
+        Path oneShotAot = aot.resolveSibling("vectorbert-one-shot.aot");
+        long deadline = started + 300_000_000_000L;
+        while (!(Files.exists(aot) && Files.exists(oneShotAot) && !Files.exists(aot.resolveSibling("vectorbert.aot.recorder")))
+                && System.nanoTime() < deadline) {
             Thread.sleep(100);
         }
         assertTrue(Files.isRegularFile(aot), "recorded in the background");
+        assertTrue(Files.isRegularFile(oneShotAot), "the one-shot cache recorded in the background too");
         String stamp = Files.readString(aot.resolveSibling("vectorbert.aot.stamp"));
         assertTrue(stamp.contains("vectorbert-cli.jar") && stamp.contains("lib/vectorbert-engine-"), stamp);
+        String oneShotStamp = Files.readString(oneShotAot.resolveSibling("vectorbert-one-shot.aot.stamp"));
+        assertTrue(oneShotStamp.matches("(?s)\\Q" + stamp + "\\E\nvector bits (128|256|512)"), oneShotStamp);
 
-        // A later run uses it (the JVM says so when asked).
+        // A later one-shot run uses the one-shot cache, without the Vector API's module (the JVM says so when asked).
         Process second = start(Map.of("VECTORBERT_HOME", home.toString(), "VECTORBERT_JAVA_OPTS", "-Xlog:aot=info"),
                 "fill-mask", "--top-k", "1", "Paris is the [MASK] of France.");
         assertEquals(0, second.waitFor(), stderr());
-        assertTrue(Files.readString(work.resolve("stdout")).contains("Opened AOT cache"), Files.readString(work.resolve("stdout")));
+        String out = Files.readString(work.resolve("stdout"));
+        assertTrue(out.contains("Opened AOT cache " + oneShotAot + ".") && out.contains("paris is the capital of france."), out);
+        assertFalse(stderr().contains("Using incubator modules"), stderr());
+        // Anything else uses the other, with the module; so does a one-shot run told to keep the module.
+        Path file = Files.writeString(work.resolve("texts.txt"), "Paris is the [MASK] of France.\n");
+        for (Map<String, String> also : List.of(Map.<String, String>of(), Map.of("VECTORBERT_ONE_SHOT", "module"))) {
+            Map<String, String> withLog = new HashMap<>(also);
+            withLog.putAll(Map.of("VECTORBERT_HOME", home.toString(), "VECTORBERT_JAVA_OPTS", "-Xlog:aot=info"));
+            Process other = also.isEmpty() ? start(withLog, "fill-mask", "--top-k", "1", "--file", file.toString())
+                    : start(withLog, "fill-mask", "--top-k", "1", "Paris is the [MASK] of France.");
+            assertEquals(0, other.waitFor(), stderr());
+            out = Files.readString(work.resolve("stdout"));
+            assertTrue(out.contains("Opened AOT cache " + aot + ".") && out.contains("paris is the capital of france."), out);
+            assertTrue(stderr().contains("Using incubator modules"), stderr());
+        }
 
         // Any jar of the class path rebuilt (here the engine's, not the command's own jar): the cache is stale and goes.
         Path engine;
@@ -123,6 +143,8 @@ class LauncherTest {
         assertEquals(0, third.waitFor(), stderr());
         assertFalse(Files.exists(aot), "a cache recorded with another engine jar is removed");
         assertFalse(Files.exists(aot.resolveSibling("vectorbert.aot.stamp")));
+        assertFalse(Files.exists(oneShotAot), "and so is the one-shot cache");
+        assertFalse(Files.exists(oneShotAot.resolveSibling("vectorbert-one-shot.aot.stamp")));
     }
 
     @Test

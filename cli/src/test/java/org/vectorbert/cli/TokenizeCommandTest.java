@@ -211,6 +211,7 @@ class TokenizeCommandTest {
         Run version = run("--version");
         assertEquals(0, version.exit());
         assertTrue(version.out().startsWith("vectorbert "), version.out());
+        assertTrue(version.out().matches("(?s).*, (128|256|512)-bit vectors\\)\\R"), version.out());   // bin/vectorbert reads it
     }
 
     /**
