@@ -57,15 +57,22 @@ public final class Json {
 
     /** Reads and parses one JSON document from {@code file}; failures are {@code error}'s. */
     public static JsonNode read(Path file, Function<String, ? extends RuntimeException> error) {
-        byte[] bytes;
+        return parse(bytes(file, error), file.toString(), error);
+    }
+
+    /** {@link #read}, parsed as {@link #parseLastKeyWins} parses. */
+    public static JsonNode readLastKeyWins(Path file, Function<String, ? extends RuntimeException> error) {
+        return parseLastKeyWins(bytes(file, error), file.toString(), error);
+    }
+
+    private static byte[] bytes(Path file, Function<String, ? extends RuntimeException> error) {
         try {
-            bytes = Files.readAllBytes(file);
+            return Files.readAllBytes(file);
         } catch (NoSuchFileException e) {
             throw error.apply("file not found: " + file);
         } catch (IOException e) {
             throw error.apply("cannot read " + file + ": " + e.getMessage());
         }
-        return parse(bytes, file.toString(), error);
     }
 
     /** Parses one JSON document; {@code source} names it in messages, and failures are {@code error}'s. */

@@ -2,10 +2,8 @@ package org.vectorbert.tokenizer.pipeline;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -187,14 +185,6 @@ public final class TokenizerFiles {
      * one-shot command's tokenizer thread about 50 ms.
      */
     public static JsonNode read(Path file) {
-        byte[] bytes;
-        try {
-            bytes = Files.readAllBytes(file);
-        } catch (NoSuchFileException e) {
-            throw new TokenizerException("file not found: " + file);
-        } catch (IOException e) {
-            throw new TokenizerException("cannot read " + file + ": " + e.getMessage());
-        }
-        return Json.parseLastKeyWins(bytes, file.toString(), TokenizerException::new);
+        return Json.readLastKeyWins(file, TokenizerException::new);
     }
 }
