@@ -278,8 +278,12 @@ final class Routes {
                 type.put("problem_type", labels.problemType());
             }
         } else {
-            out.putObject("model_type").putObject("embedding").put("pooling",
+            ObjectNode embedding = out.putObject("model_type").putObject("embedding").put("pooling",
                     String.join("+", e.options().pooling().stream().map(p -> p.name().toLowerCase(Locale.ROOT)).toList()));
+            // Not TEI's: the model's own normalisation and truncation (sentence-transformers' Normalize module and
+            // max_seq_length), which /embed's defaults (TEI's: normalised, cut per --auto-truncate) do not follow, so that
+            // a CLI handing its texts over asks for what it would do itself.
+            embedding.put("normalize", e.options().normalize()).put("truncate", e.options().truncate());
         }
         out.put("dimension", e.dimension());
         out.put("fill_mask", models.fillMask().isPresent());

@@ -210,6 +210,9 @@ class ServerTest {
         assertEquals(32, info.get("max_client_batch_size").asInt());
         assertEquals(512, info.get("max_concurrent_requests").asInt());
         assertEquals("cls", info.get("model_type").get("embedding").get("pooling").asText());
+        // A plain checkpoint neither normalises nor cuts its texts itself (a sentence-transformers model does: EmbedHandOffTest).
+        assertEquals(false, info.get("model_type").get("embedding").get("normalize").asBoolean(true));
+        assertEquals(false, info.get("model_type").get("embedding").get("truncate").asBoolean(true));
         assertEquals(200, get(server, "health").statusCode());
     }
 
