@@ -17,6 +17,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import org.vectorbert.common.Excerpt;
+import org.vectorbert.common.Json;
 import org.vectorbert.loader.Labels;
 import picocli.CommandLine.Model.CommandSpec;
 
@@ -173,7 +174,7 @@ final class ServeClient {
             if (key != null) {
                 c.setRequestProperty("Authorization", "Bearer " + key);
             }
-            byte[] bytes = body == null ? null : JsonText.of(body).getBytes(StandardCharsets.UTF_8);
+            byte[] bytes = body == null ? null : Json.text(body).getBytes(StandardCharsets.UTF_8);
             if (bytes != null) {
                 c.setRequestMethod("POST");
                 c.setRequestProperty("Content-Type", "application/json");
@@ -195,7 +196,7 @@ final class ServeClient {
             try (InputStream in = status >= 400 ? c.getErrorStream() : c.getInputStream()) {
                 answer = in == null ? new byte[0] : in.readAllBytes();
             }
-            return answer(status, new String(answer, StandardCharsets.UTF_8));
+            return answer(status, answer);
         } catch (SocketTimeoutException e) {
             throw new UserError("--server: the server at " + base + " did not answer within " + readMillis / 1000 + " s");
         } catch (IOException e) {
@@ -204,13 +205,14 @@ final class ServeClient {
     }
 
     /** The JSON of a 200 answer, else the error it gives (TEI's shape, {"error": "...", "error_type": "..."}). */
-    private JsonNode answer(int status, String text) {
+    private JsonNode answer(int status, byte[] bytes) {
         JsonNode json;
         try {
-            json = JsonText.parse(text);
-        } catch (IOException e) {
+            json = Json.parse(bytes, "the answer", IllegalArgumentException::new);
+        } catch (IllegalArgumentException e) {
             json = null;
         }
+        String text = new String(bytes, StandardCharsets.UTF_8);
         if (status == 200 && json != null) {
             return json;
         }
