@@ -229,7 +229,7 @@ final class EmbedCommand implements Callable<Integer> {
      * float's shortest decimal reads back as the same float), the same ids, the same summary. The ids, the texts cut and
      * those with no tokens come from the server's {@code POST /tokenize}, with the cut the pipeline makes (see {@link #cut}).
      * Options the server cannot honour are refused rather than dropped; normalisation and truncation default to what the
-     * model does itself, as here, not to TEI's defaults for /embed.
+     * model does itself, as they do in the local command, not to TEI's defaults for /embed.
      */
     private int viaServer(List<Pooling> modes, boolean tokenVectors, PrintWriter out, PrintWriter err) {
         CommandLine.ParseResult parsed = spec.commandLine().getParseResult();
@@ -277,8 +277,8 @@ final class EmbedCommand implements Callable<Integer> {
             boolean alone = file == null && texts.size() == 1;
             TextInput.forEachBatch(texts, file, System.in, batchSize, (window, windowFirst, read, total) -> {
                 int size = client.batchSize(window.size());
-                // The whole window tokenized and checked before any of it is embedded: a text too long is refused, as
-                // here, before the window's first vector is written.
+                // The whole window tokenized and checked before any of it is embedded: a text too long is refused before
+                // the window's first vector is written, as the local command refuses it.
                 List<int[]> ids = new ArrayList<>(window.size());
                 for (int from = 0; from < window.size(); from += size) {
                     List<String> batch = window.subList(from, Math.min(window.size(), from + size));
