@@ -3,7 +3,9 @@ package org.vectorbert.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -13,6 +15,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.vectorbert.common.Excerpt;
+import org.vectorbert.common.Json;
 import org.vectorbert.engine.EmbeddingOptions;
 import org.vectorbert.engine.Embeddings;
 import org.vectorbert.engine.EngineException;
@@ -243,7 +246,12 @@ final class EmbedCommand implements Callable<Integer> {
                 throw new UserError(option + " and --server do not go together: " + why);
             }
         });
-        ServeClient client = ServeClient.connect(server.url, "embed", modelOptions, spec, err);
+        // The line naming the server says how it pools and its precision: a server started with --pooling or --dtype pools
+        // or computes otherwise than this command would, and only --pooling and --dtype given here are checked against it.
+        ServeClient client = ServeClient.connect(server.url, "embed", modelOptions, spec, err,
+                info -> info.path("model_type").path("embedding").path("pooling").isTextual()
+                        ? ", " + info.get("model_type").get("embedding").get("pooling").textValue() + " pooling, "
+                                + info.path("model_dtype").asText("") : "");
         JsonNode info = client.info();
         JsonNode type = info.path("model_type");
         JsonNode model = type.path("embedding");
@@ -276,12 +284,13 @@ final class EmbedCommand implements Callable<Integer> {
             int[][] blank = {null};         // the ids of one space, asked for once, when a text is empty
             boolean alone = file == null && texts.size() == 1;
             TextInput.forEachBatch(texts, file, System.in, batchSize, (window, windowFirst, read, total) -> {
-                int size = client.batchSize(window.size());
+                List<int[]> requests = requests(window, windowFirst, client);
                 // The whole window tokenized and checked before any of it is embedded: a text too long is refused before
                 // the window's first vector is written, as the local command refuses it.
                 List<int[]> ids = new ArrayList<>(window.size());
-                for (int from = 0; from < window.size(); from += size) {
-                    List<String> batch = window.subList(from, Math.min(window.size(), from + size));
+                for (int[] request : requests) {
+                    int from = request[0];
+                    List<String> batch = window.subList(from, request[1]);
                     List<Tokens> tokens = tokens(client, batch, windowFirst + from, alone);
                     for (int i = 0; i < batch.size(); i++) {
                         Tokens t = tokens.get(i);
@@ -317,8 +326,9 @@ final class EmbedCommand implements Callable<Integer> {
                         }
                     }
                 }
-                for (int from = 0; from < window.size(); from += size) {
-                    List<String> batch = window.subList(from, Math.min(window.size(), from + size));
+                for (int[] request : requests) {
+                    int from = request[0];
+                    List<String> batch = window.subList(from, request[1]);
                     ObjectNode body = JsonText.object();
                     ArrayNode inputs = body.putArray("inputs");
                     batch.forEach(text -> inputs.add(text.isEmpty() ? " " : text));
@@ -356,6 +366,36 @@ final class EmbedCommand implements Callable<Integer> {
             progress.finish();
         }
         return 0;
+    }
+
+    /**
+     * The window cut into requests, each [from, to): at most the server's {@code max_client_batch_size} texts, and a body
+     * within its {@code payload_limit} (a larger one is answered 413 unread); a text too large alone is refused, naming it.
+     */
+    private List<int[]> requests(List<String> window, int windowFirst, ServeClient client) {
+        int size = client.batchSize(window.size());
+        // The body's other fields (truncate, normalize, prompt_name) and its brackets, generously.
+        long room = client.payloadLimit() - 128 - (promptName == null ? 0 : Json.text(TextNode.valueOf(promptName)).length() * 4L);
+        List<int[]> out = new ArrayList<>();
+        int from = 0;
+        long bytes = 0;
+        for (int i = 0; i < window.size(); i++) {
+            String text = window.get(i).isEmpty() ? " " : window.get(i);
+            long cost = Json.text(TextNode.valueOf(text)).getBytes(StandardCharsets.UTF_8).length + 1;
+            if (cost > room) {
+                throw new UserError(TextInput.where(file, windowFirst + i) + " is " + cost + " bytes as JSON, more than the server at "
+                        + server.url + " takes in a request (its payload limit is " + client.payloadLimit()
+                        + " bytes: serve --payload-limit); run without --server");
+            }
+            if (i - from == size || bytes + cost > room) {
+                out.add(new int[] {from, i});
+                from = i;
+                bytes = 0;
+            }
+            bytes += cost;
+        }
+        out.add(new int[] {from, window.size()});
+        return out;
     }
 
     /** A text's tokens as the server's /tokenize gives them: ids, which are the template's special tokens, and how many are not. */

@@ -69,6 +69,12 @@ final class ServeClient {
      * {@code --threads} (the server's own threads run its model), and says on {@code err} which server and model answer.
      */
     static ServeClient connect(String url, String verb, ModelOptions model, CommandSpec spec, PrintWriter err) {
+        return connect(url, verb, model, spec, err, info -> "");
+    }
+
+    /** {@link #connect}, the line on {@code err} naming also what {@code about} says of the server's {@code /info}. */
+    static ServeClient connect(String url, String verb, ModelOptions model, CommandSpec spec, PrintWriter err,
+                               java.util.function.Function<JsonNode, String> about) {
         URI base = base(url);
         if (spec.commandLine().getParseResult().hasMatchedOption("--threads")) {
             throw new UserError("--threads and --server do not go together: the server's own threads run its model");
@@ -93,13 +99,18 @@ final class ServeClient {
         if (spec.commandLine().getParseResult().hasMatchedOption("--dtype") && !asked.equals(dtype)) {
             throw new UserError("--dtype " + model.dtype + ", but the server at " + base + " runs its model in " + dtype);
         }
-        err.println(verb + ": answered by the server at " + base + " (" + served + ")");
+        err.println(verb + ": answered by the server at " + base + " (" + served + about.apply(info) + ")");
         return new ServeClient(base, client.key, info);
     }
 
     /** The server's {@code /info}. */
     JsonNode info() {
         return info;
+    }
+
+    /** The bytes a request body may have ({@code payload_limit}), or {@code Long.MAX_VALUE} where the server does not say. */
+    long payloadLimit() {
+        return info.path("payload_limit").canConvertToLong() ? info.get("payload_limit").longValue() : Long.MAX_VALUE;
     }
 
     /** How many texts one request may carry ({@code max_client_batch_size}), at most {@code wanted}. */
@@ -212,10 +223,10 @@ final class ServeClient {
         } catch (IllegalArgumentException e) {
             json = null;
         }
-        String text = new String(bytes, StandardCharsets.UTF_8);
         if (status == 200 && json != null) {
             return json;
         }
+        String text = new String(bytes, StandardCharsets.UTF_8);
         String message = json != null && json.path("error").isTextual() ? json.get("error").textValue()
                 : text.isBlank() ? "no message" : Excerpt.of(text.strip());
         String hint = switch (status) {

@@ -41,6 +41,7 @@ class EmbedHandOffTest {
     private static String minilmUrl;
     private static String promptedUrl;
     private static String classifierUrl;
+    private static String smallUrl;
 
     private static final String LONG = "word ".repeat(300).trim();
 
@@ -63,6 +64,10 @@ class EmbedHandOffTest {
         bertUrl = serve(bert, 32);
         minilmUrl = serve(minilm, 3);      // fewer texts a request than the tests send: the CLI sends several
         promptedUrl = serve(prompted, 32);
+        EmbeddingServer small = EmbeddingServer.start(ServerOptions.defaults().withPort(0).withPayloadLimit(2048));
+        SERVERS.add(small);
+        small.ready(Models.of(minilm.toString(), Embeddings.load(minilm.toString())));
+        smallUrl = small.uri().toString();          // bodies of 2 KB at most: the CLI sizes its requests to fit
         classifierUrl = serve(TinyTaskModels.sequenceClassifier(work.resolve("sentiment"), List.of("NEGATIVE", "POSITIVE"), ""), 32);
     }
 
@@ -87,6 +92,7 @@ class EmbedHandOffTest {
         asks.add(with(List.of("--json", "--no-normalize"), texts));
         asks.add(with(List.of("--json", "--normalize"), texts));
         asks.add(with(List.of("--json", "--pooling", "none"), texts.subList(0, 4)));
+        asks.add(List.of("--json", "", "   ", "Words after an empty text and a blank one."));   // warned of, as here
         for (List<String> ask : asks) {
             assertSameAnswer(bert, bertUrl, ask);
             assertSameAnswer(minilm, minilmUrl, ask);
@@ -101,6 +107,15 @@ class EmbedHandOffTest {
         assertSameAnswer(prompted, promptedUrl, List.of("--json", "--prompt-name", "query", "A text long enough to be cut after its prompt."));
         assertSameAnswer(prompted, promptedUrl, List.of("--json", "--pooling", "none", "A text long enough to be cut after its prompt."));
         assertSameAnswer(prompted, promptedUrl, List.of("--json", "--no-truncate", "Fits."));
+        // Texts of 700 bytes, three to a 2 KB request at most; one alone too large for a request is refused, naming it.
+        List<String> long700 = List.of("a".repeat(700), "b ".repeat(350), "c".repeat(699), "d".repeat(700), "short");
+        TokenizeCommandTest.Run local = run(with(List.of("embed", "--json", "--model", minilm.toString()), long700).toArray(String[]::new));
+        TokenizeCommandTest.Run remote = run(with(List.of("embed", "--json", "--server", smallUrl), long700).toArray(String[]::new));
+        assertEquals(0, remote.exit(), remote.err());
+        assertEquals(local.out(), remote.out());
+        assertUserError(run("embed", "--server", smallUrl, "Fits.", "x".repeat(3000)),
+                "argument 2 is 3003 bytes as JSON, more than the server at " + smallUrl
+                        + " takes in a request (its payload limit is 2048 bytes: serve --payload-limit); run without --server");
     }
 
     @Test
@@ -166,7 +181,9 @@ class EmbedHandOffTest {
         TokenizeCommandTest.Run answered = run(remote.toArray(String[]::new));
         assertEquals(0, answered.exit(), answered.err());
         assertEquals(expected.out(), answered.out(), model.getFileName() + " " + String.join(" ", ask));
-        assertTrue(answered.err().startsWith("embed: answered by the server at " + url + " (" + model + ")"), answered.err());
+        assertTrue(answered.err().startsWith("embed: answered by the server at " + url + " (" + model + ", "
+                + (model == bert ? "cls" : "mean") + " pooling, float32)\n"), answered.err());
+        assertEquals(summary(expected.err()), summary(answered.err()));     // the warnings, such as texts with no tokens
     }
 
     /** The summary lines of a run's stderr, without the line naming the server and the times, which differ. */

@@ -292,6 +292,7 @@ final class Routes {
         out.put("max_batch_tokens", options.maxBatchTokens());
         out.putNull("max_batch_requests");
         out.put("max_client_batch_size", options.maxClientBatchSize());
+        out.put("payload_limit", options.payloadLimit());      // not TEI's: so a client can size its requests
         out.put("auto_truncate", options.autoTruncate());
         out.put("tokenization_workers", Runtime.getRuntime().availableProcessors());
         out.put("version", EmbeddingServer.VERSION);

@@ -208,6 +208,7 @@ class ServerTest {
         assertEquals(512, info.get("max_input_length").asInt());
         assertEquals(16384, info.get("max_batch_tokens").asInt());
         assertEquals(32, info.get("max_client_batch_size").asInt());
+        assertEquals(ServerOptions.defaults().payloadLimit(), info.get("payload_limit").asLong());
         assertEquals(512, info.get("max_concurrent_requests").asInt());
         assertEquals("cls", info.get("model_type").get("embedding").get("pooling").asText());
         // A plain checkpoint neither normalises nor cuts its texts itself (a sentence-transformers model does: EmbedHandOffTest).
