@@ -326,7 +326,7 @@ final class EmbedCommand implements Callable<Integer> {
                         }
                     }
                 }
-                for (int[] request : requests) {
+                for (int[] request : tokenVectors ? byTokens(requests, ids) : requests) {
                     int from = request[0];
                     List<String> batch = window.subList(from, request[1]);
                     ObjectNode body = JsonText.object();
@@ -395,6 +395,31 @@ final class EmbedCommand implements Callable<Integer> {
             bytes += cost;
         }
         out.add(new int[] {from, window.size()});
+        return out;
+    }
+
+    /**
+     * Positions of token vectors one /embed_all answer may hold: such an answer takes about 12 bytes of JSON a float
+     * (768 of them a token for bert-base: 9 KB), all read into memory, so 1,024 positions keep it near 10 MB.
+     */
+    private static final int TOKEN_VECTORS_PER_REQUEST = 1024;
+
+    /** {@code requests} cut further so that none asks for more than {@link #TOKEN_VECTORS_PER_REQUEST} (but one text). */
+    private static List<int[]> byTokens(List<int[]> requests, List<int[]> ids) {
+        List<int[]> out = new ArrayList<>();
+        for (int[] request : requests) {
+            int from = request[0];
+            int tokens = 0;
+            for (int i = request[0]; i < request[1]; i++) {
+                if (i > from && tokens + ids.get(i).length > TOKEN_VECTORS_PER_REQUEST) {
+                    out.add(new int[] {from, i});
+                    from = i;
+                    tokens = 0;
+                }
+                tokens += ids.get(i).length;
+            }
+            out.add(new int[] {from, request[1]});
+        }
         return out;
     }
 

@@ -103,6 +103,8 @@ class EmbedHandOffTest {
         // Texts cut: by the model's own length (MiniLM, 256), or with the prompt in the twelve tokens (and as token vectors).
         assertSameAnswer(minilm, minilmUrl, List.of("--json", LONG, "short"));
         assertSameAnswer(bert, bertUrl, List.of("--json", "--truncate", "word ".repeat(600)));
+        // Token vectors of 1,510 positions: sent as more than one request, so that no answer holds over 1,024 of them.
+        assertSameAnswer(bert, bertUrl, with(List.of("--json", "--pooling", "none"), java.util.Collections.nCopies(5, "word ".repeat(300))));
         assertSameAnswer(prompted, promptedUrl, List.of("--json", "A text long enough to be cut after the prompt put before it.", "Tiny"));
         assertSameAnswer(prompted, promptedUrl, List.of("--json", "--prompt-name", "query", "A text long enough to be cut after its prompt."));
         assertSameAnswer(prompted, promptedUrl, List.of("--json", "--pooling", "none", "A text long enough to be cut after its prompt."));
