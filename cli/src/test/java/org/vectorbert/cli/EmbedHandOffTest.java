@@ -17,10 +17,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.vectorbert.convert.testing.RealModels;
-import org.vectorbert.engine.Embeddings;
 import org.vectorbert.loader.testing.TinyTaskModels;
-import org.vectorbert.server.EmbeddingServer;
-import org.vectorbert.server.Models;
 import org.vectorbert.server.ServerOptions;
 
 /**
@@ -33,7 +30,7 @@ class EmbedHandOffTest {
     @TempDir
     static Path work;
 
-    private static final List<EmbeddingServer> SERVERS = new ArrayList<>();
+    private static final HandOffServers SERVERS = new HandOffServers();
     private static Path bert;
     private static Path minilm;
     private static Path prompted;
@@ -64,23 +61,17 @@ class EmbedHandOffTest {
         bertUrl = serve(bert, 32);
         minilmUrl = serve(minilm, 3);      // fewer texts a request than the tests send: the CLI sends several
         promptedUrl = serve(prompted, 32);
-        EmbeddingServer small = EmbeddingServer.start(ServerOptions.defaults().withPort(0).withPayloadLimit(2048));
-        SERVERS.add(small);
-        small.ready(Models.of(minilm.toString(), Embeddings.load(minilm.toString())));
-        smallUrl = small.uri().toString();          // bodies of 2 KB at most: the CLI sizes its requests to fit
+        smallUrl = SERVERS.serve(minilm, ServerOptions.defaults().withPort(0).withPayloadLimit(2048));   // bodies of 2 KB at most
         classifierUrl = serve(TinyTaskModels.sequenceClassifier(work.resolve("sentiment"), List.of("NEGATIVE", "POSITIVE"), ""), 32);
     }
 
-    private static String serve(Path model, int batch) {
-        EmbeddingServer server = EmbeddingServer.start(ServerOptions.defaults().withPort(0).withMaxClientBatchSize(batch));
-        SERVERS.add(server);
-        server.ready(Models.of(model.toString(), Embeddings.load(model.toString())));
-        return server.uri().toString();
+    private static String serve(Path model, int maxClientBatch) {
+        return SERVERS.serve(model, maxClientBatch);
     }
 
     @AfterAll
     static void stop() {
-        SERVERS.forEach(EmbeddingServer::close);
+        SERVERS.close();
     }
 
     @Test

@@ -15,11 +15,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.vectorbert.engine.Embeddings;
 import org.vectorbert.loader.testing.TinyTaskModels;
-import org.vectorbert.server.EmbeddingServer;
-import org.vectorbert.server.Models;
-import org.vectorbert.server.ServerOptions;
 
 /**
  * {@code classify}, {@code rerank}, {@code ner} and {@code qa} with {@code --server URL}: a running server (Jetty, in this JVM) answers, and
@@ -34,7 +30,7 @@ class TaskHandOffTest {
     static Path reranker;
     static Path tagger;
     static Path answerer;
-    private static final List<EmbeddingServer> SERVERS = new ArrayList<>();
+    private static final HandOffServers SERVERS = new HandOffServers();
     private static String sentimentUrl;
     private static String multiLabelUrl;
     private static String rerankerUrl;
@@ -64,15 +60,12 @@ class TaskHandOffTest {
     }
 
     private static String serve(Path model, int maxClientBatch) {
-        EmbeddingServer server = EmbeddingServer.start(ServerOptions.defaults().withPort(0).withMaxClientBatchSize(maxClientBatch));
-        SERVERS.add(server);
-        server.ready(Models.of(model.toString(), Embeddings.load(model.toString())));
-        return server.uri().toString();
+        return SERVERS.serve(model, maxClientBatch);
     }
 
     @AfterAll
     static void stop() {
-        SERVERS.forEach(EmbeddingServer::close);
+        SERVERS.close();
     }
 
     private static final List<String> TEXTS = List.of("paris is the capital of france .", "bananas are yellow .",
