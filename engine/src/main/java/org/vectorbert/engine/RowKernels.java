@@ -70,8 +70,9 @@ final class RowKernels {
     }
 
     /**
-     * Softmax over a[off .. off+n), subtracting the maximum first so exp never overflows. {@code lanes} from
-     * {@code lanesOff} is scratch of L floats for the lane sum, summed as {@link VectorMath#sumStored} does.
+     * Softmax over a[off .. off+n), subtracting the maximum first (inside exp) so exp never overflows. {@code lanes}
+     * from {@code lanesOff} is scratch of L floats for exp's last partial vector and then the lane sum, summed as
+     * {@link VectorMath#sumStored} does.
      */
     static void softmax(float[] a, int off, int n, float[] lanes, int lanesOff) {
         int bound = S.loopBound(n);
@@ -85,14 +86,7 @@ final class RowKernels {
             vmax = FloatVector.fromArray(S, a, off + i, m).blend(Float.NEGATIVE_INFINITY, m.not()).max(vmax);
         }
         float max = vmax.reduceLanes(VectorOperators.MAX);
-        for (i = 0; i < bound; i += L) {
-            FloatVector.fromArray(S, a, off + i).sub(max).intoArray(a, off + i);
-        }
-        if (i < n) {
-            VectorMask<Float> m = S.indexInRange(i, n);
-            FloatVector.fromArray(S, a, off + i, m).sub(max).intoArray(a, off + i, m);
-        }
-        VectorMath.expInPlace(a, off, n);
+        VectorMath.expInPlace(a, off, n, max, lanes, lanesOff);
         float inv = 1f / VectorMath.sum(a, off, n, lanes, lanesOff);
         for (i = 0; i < bound; i += L) {
             FloatVector.fromArray(S, a, off + i).mul(inv).intoArray(a, off + i);
@@ -146,7 +140,7 @@ final class RowKernels {
                 FloatVector u = FloatVector.fromArray(S, a, start + i, m).mul(SQRT_HALF).abs();
                 u.mul(u).neg().intoArray(e, BLOCK + i, m);
             }
-            VectorMath.expInPlace(e, BLOCK, count);
+            VectorMath.expInPlace(e, BLOCK, count, 0f, e, VectorMath.EXP_TAIL);
             for (int i = 0; i < count; i += L) {
                 VectorMask<Float> m = S.indexInRange(i, count);
                 FloatVector x = FloatVector.fromArray(S, a, start + i, m);

@@ -259,7 +259,7 @@ class KernelsTest {
                 x[i] = round % 2 == 0 ? (float) random.nextDouble(-87, 88) : (float) random.nextDouble(-10, 10);
             }
             System.arraycopy(x, 0, e, 0, n);
-            VectorMath.expInPlace(e, 0, n);
+            VectorMath.expInPlace(e, 0, n, 0f, new float[VectorMath.L], 0);
             System.arraycopy(x, 0, t, 0, n);
             VectorMath.tanhInPlace(t, 0, n);
             for (int i = 0; i < x.length; i++) {
@@ -272,9 +272,33 @@ class KernelsTest {
         assertTrue(worstExp <= 2, "exp off by " + worstExp + " ulp");
         assertTrue(worstTanh <= 4, "tanh off by " + worstTanh + " ulp");
         float[] edge = {-Float.MAX_VALUE, 100f, 0f};
-        VectorMath.expInPlace(edge, 0, 3);
+        VectorMath.expInPlace(edge, 0, 3, 0f, new float[VectorMath.L], 0);
         assertEquals(0f, edge[0]);
         assertEquals(Float.POSITIVE_INFINITY, edge[1]);
         assertEquals(1f, edge[2]);
+    }
+
+    @Test
+    void expGivesItsPlainTwinsBitsForEveryShiftAndLengthAndTouchesNothingElse() {
+        java.util.SplittableRandom random = new java.util.SplittableRandom(11);
+        float[] special = {Float.NaN, Float.NEGATIVE_INFINITY, Float.POSITIVE_INFINITY, -0f, 0f, -87.33654f, 88.72283f,
+            Math.nextDown(-87.33654f), Math.nextUp(88.72283f), -Float.MAX_VALUE, Float.MAX_VALUE, Float.MIN_VALUE, -103.9f};
+        float[] shifts = {0f, 3.5f, -2f, 80f, -Float.MAX_VALUE, Float.NEGATIVE_INFINITY};
+        for (int n = 0; n <= 3 * VectorMath.L + 1; n++) {
+            for (float shift : shifts) {
+                float[] a = new float[n + 6];
+                for (int i = 0; i < a.length; i++) {
+                    a[i] = random.nextInt(4) == 0 ? special[random.nextInt(special.length)] : (float) random.nextDouble(-100, 100);
+                }
+                float[] before = a.clone();
+                float[] tail = new float[VectorMath.L + 2];
+                VectorMath.expInPlace(a, 3, n, shift, tail, 1);
+                for (int i = 0; i < a.length; i++) {
+                    float expected = i < 3 || i >= 3 + n ? before[i] : PlainKernels.exp(before[i] - shift);
+                    assertEquals(Float.floatToRawIntBits(expected), Float.floatToRawIntBits(a[i]),
+                            "n " + n + " shift " + shift + " at " + i + " of " + before[i]);
+                }
+            }
+        }
     }
 }
