@@ -1,21 +1,14 @@
 package org.vectorbert.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.databind.node.TextNode;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.vectorbert.common.Excerpt;
-import org.vectorbert.common.Json;
 import org.vectorbert.engine.EmbeddingOptions;
 import org.vectorbert.engine.Embeddings;
 import org.vectorbert.engine.EngineException;
@@ -141,7 +134,7 @@ final class EmbedCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         if (server.given()) {
-            return viaServer(modes, tokenVectors, out, spec.commandLine().getErr());
+            return EmbedViaServer.run(this, modes, tokenVectors, out, spec.commandLine().getErr());
         }
         EmbeddingOptions options = new EmbeddingOptions(modelOptions.precision(), tokenVectors ? List.of(Pooling.CLS) : modes,
                 normalize, truncate, prompt, promptName, batchTokens);
@@ -208,7 +201,7 @@ final class EmbedCommand implements Callable<Integer> {
      * The JSON object for one text, in Hugging Face's field names: its ids, and its pooled vector or its token vectors
      * ({@code hidden} values a token), plus the attentions when asked.
      */
-    private static Map<String, Object> object(int[] ids, float[] pooled, float[] tokenVectors, int hidden, Object attentions) {
+    static Map<String, Object> object(int[] ids, float[] pooled, float[] tokenVectors, int hidden, Object attentions) {
         Map<String, Object> o = new LinkedHashMap<>();
         o.put("input_ids", ids);
         if (tokenVectors != null) {
@@ -226,285 +219,8 @@ final class EmbedCommand implements Callable<Integer> {
         return o;
     }
 
-    /**
-     * The texts sent to a running server's {@code POST /embed} (or {@code /embed_all} for {@code --pooling none}) in
-     * requests of up to its {@code max_client_batch_size}, and its vectors written as the local ones are: the same bits (a
-     * float's shortest decimal reads back as the same float), the same ids, the same summary. The ids, the texts cut and
-     * those with no tokens come from the server's {@code POST /tokenize}, with the cut the pipeline makes (see {@link #cut}).
-     * Options the server cannot honour are refused rather than dropped; normalisation and truncation default to what the
-     * model does itself, as they do in the local command, not to TEI's defaults for /embed.
-     */
-    private int viaServer(List<Pooling> modes, boolean tokenVectors, PrintWriter out, PrintWriter err) {
-        CommandLine.ParseResult parsed = spec.commandLine().getParseResult();
-        Map<String, String> unsupported = new LinkedHashMap<>();
-        unsupported.put("--pair", "the server's /embed takes single texts");
-        unsupported.put("--attentions", "the server's /embed gives no attention probabilities");
-        unsupported.put("--prompt", "the server takes a prompt by its name: use --prompt-name, or put the prompt into the texts");
-        unsupported.put("--batch-tokens", "the server makes its own passes (serve --max-batch-tokens)");
-        unsupported.forEach((option, why) -> {
-            if (parsed.hasMatchedOption(option)) {
-                throw new UserError(option + " and --server do not go together: " + why);
-            }
-        });
-        // The line naming the server says how it pools and its precision: a server started with --pooling or --dtype pools
-        // or computes otherwise than this command would, and only --pooling and --dtype given here are checked against it.
-        ServeClient client = ServeClient.connect(server.url, "embed", modelOptions, spec, err,
-                info -> info.path("model_type").path("embedding").path("pooling").isTextual()
-                        ? ", " + info.get("model_type").get("embedding").get("pooling").textValue() + " pooling, "
-                                + info.path("model_dtype").asText("") : "");
-        JsonNode info = client.info();
-        JsonNode type = info.path("model_type");
-        JsonNode model = type.path("embedding");
-        if (!model.path("pooling").isTextual() || !model.path("normalize").isBoolean() || !model.path("truncate").isBoolean()
-                || !info.path("dimension").canConvertToInt() || !info.path("max_input_length").canConvertToInt()) {
-            throw new UserError("the server at " + server.url + " serves " + info.path("model_id").asText()
-                    + (type.has("classifier") || type.has("reranker") ? " as a classifier, not an embedding model"
-                            : ", but its /info does not say how it pools, normalises and cuts texts")
-                    + "; run without --server");
-        }
-        String served = model.get("pooling").textValue();
-        if (modes != null) {
-            String asked = String.join("+", modes.stream().map(p -> p.name().toLowerCase(Locale.ROOT)).toList());
-            if (!asked.equals(served)) {
-                throw new UserError("--pooling " + String.join(",", pooling) + ", but the server at " + server.url + " pools with "
-                        + served + ": drop --pooling to use the server's, or --server to pool here");
-            }
-        }
-        boolean cutLong = truncate != null ? truncate : model.get("truncate").booleanValue();
-        boolean unit = normalize != null ? normalize : model.get("normalize").booleanValue();
-        int maxTokens = info.get("max_input_length").intValue();
-        int dimension = info.get("dimension").intValue();
-        int hidden = dimension / served.split("\\+").length;
-        try (NpyOutput npy = output == null ? null : tokenVectors
-                     ? NpyOutput.tokenVectors(output, hidden)
-                     : NpyOutput.pooled(output, dimension)) {
-            RunProgress progress = new RunProgress(err, "embed:", file != null);
-            progress.cutAt(maxTokens);
-            int[] promptAlone = {-1};       // the prompt's own tokens, asked for once, when a text may have none of its own
-            int[][] blank = {null};         // the ids of one space, asked for once, when a text is empty
-            boolean alone = file == null && texts.size() == 1;
-            TextInput.forEachBatch(texts, file, System.in, batchSize, (window, windowFirst, read, total) -> {
-                List<int[]> requests = requests(window, windowFirst, client);
-                // The whole window tokenized and checked before any of it is embedded: a text too long is refused before
-                // the window's first vector is written, as the local command refuses it.
-                List<int[]> ids = new ArrayList<>(window.size());
-                for (int[] request : requests) {
-                    int from = request[0];
-                    List<String> batch = window.subList(from, request[1]);
-                    List<Tokens> tokens = tokens(client, batch, windowFirst + from, alone);
-                    for (int i = 0; i < batch.size(); i++) {
-                        Tokens t = tokens.get(i);
-                        if (t.ids().length <= maxTokens) {
-                            ids.add(t.ids());
-                        } else if (cutLong) {
-                            ids.add(cut(t, maxTokens));
-                            progress.cut();
-                        } else {
-                            throw new UserError("the text \"" + Excerpt.of(batch.get(i)) + "\" is " + t.ids().length
-                                    + " tokens, longer than the model's " + maxTokens
-                                    + "; shorten it or turn truncation on (--truncate cuts it to fit)");
-                        }
-                        if (batch.get(i).isEmpty()) {
-                            // /embed refuses an empty text, as TEI's does; one space is sent in its place where it gives the
-                            // same ids (WordPiece's normaliser drops it), so the same vector, and the line is refused where not.
-                            if (blank[0] == null) {
-                                blank[0] = tokens(client, List.of(" "), windowFirst + from + i, true).getFirst().ids();
-                            }
-                            if (!Arrays.equals(blank[0], t.ids())) {
-                                throw new UserError(TextInput.where(file, windowFirst + from + i) + " is empty, and the server's /embed takes"
-                                        + " no empty text (as TEI's does not); leave it out, or run without --server");
-                            }
-                        }
-                        if (batch.get(i).codePoints().noneMatch(Character::isLetterOrDigit)) {
-                            // The rule of Embeddings.hasTokens, with the prompt's own tokens (if any) not counted.
-                            if (promptAlone[0] < 0) {
-                                promptAlone[0] = tokens(client, List.of(""), windowFirst + from + i, true).getFirst().ownTokens();
-                            }
-                            if (t.ownTokens() <= promptAlone[0]) {
-                                progress.noTokens(TextInput.where(file, windowFirst + from + i));
-                            }
-                        }
-                    }
-                }
-                for (int[] request : tokenVectors ? byTokens(requests, ids) : requests) {
-                    int from = request[0];
-                    List<String> batch = window.subList(from, request[1]);
-                    ObjectNode body = JsonText.object();
-                    ArrayNode inputs = body.putArray("inputs");
-                    batch.forEach(text -> inputs.add(text.isEmpty() ? " " : text));
-                    body.put("truncate", cutLong);
-                    if (!tokenVectors) {
-                        body.put("normalize", unit);
-                    }
-                    if (promptName != null) {
-                        body.put("prompt_name", promptName);
-                    }
-                    JsonNode answer = client.post(tokenVectors ? "embed_all" : "embed", body, file, windowFirst + from, batch.size(), alone);
-                    if (!answer.isArray() || answer.size() != batch.size()) {
-                        throw new UserError("the server's answer is not " + batch.size() + " vectors: " + Excerpt.of(answer.toString()));
-                    }
-                    long count = 0;
-                    for (int i = 0; i < batch.size(); i++) {
-                        int[] textIds = ids.get(from + i);
-                        count += textIds.length;
-                        float[] pooled = tokenVectors ? null : floats(answer.get(i), dimension);
-                        float[] tokenRows = tokenVectors ? tokenRows(answer.get(i), textIds.length, hidden) : null;
-                        if (npy != null) {
-                            npy.add(tokenVectors ? tokenRows : pooled, tokenVectors ? textIds.length : 1);
-                        } else {
-                            Map<String, Object> o = object(textIds, pooled, tokenRows, hidden, null);
-                            out.println(json ? JsonText.of(o) : summary(batch.get(i), o));
-                        }
-                    }
-                    out.flush();
-                    progress.done(batch.size(), count, read, total);
-                }
-            });
-            if (npy != null) {
-                npy.complete();
-            }
-            progress.finish();
-        }
-        return 0;
-    }
-
-    /**
-     * The window cut into requests, each [from, to): at most the server's {@code max_client_batch_size} texts, and a body
-     * within its {@code payload_limit} (a larger one is answered 413 unread); a text too large alone is refused, naming it.
-     */
-    private List<int[]> requests(List<String> window, int windowFirst, ServeClient client) {
-        int size = client.batchSize(window.size());
-        // The body's other fields (truncate, normalize, prompt_name) and its brackets, generously.
-        long room = client.payloadLimit() - 128 - (promptName == null ? 0 : Json.text(TextNode.valueOf(promptName)).length() * 4L);
-        List<int[]> out = new ArrayList<>();
-        int from = 0;
-        long bytes = 0;
-        for (int i = 0; i < window.size(); i++) {
-            String text = window.get(i).isEmpty() ? " " : window.get(i);
-            long cost = Json.text(TextNode.valueOf(text)).getBytes(StandardCharsets.UTF_8).length + 1;
-            if (cost > room) {
-                throw new UserError(TextInput.where(file, windowFirst + i) + " is " + cost + " bytes as JSON, more than the server at "
-                        + server.url + " takes in a request (its payload limit is " + client.payloadLimit()
-                        + " bytes: serve --payload-limit); run without --server");
-            }
-            if (i - from == size || bytes + cost > room) {
-                out.add(new int[] {from, i});
-                from = i;
-                bytes = 0;
-            }
-            bytes += cost;
-        }
-        out.add(new int[] {from, window.size()});
-        return out;
-    }
-
-    /**
-     * Positions of token vectors one /embed_all answer may hold: such an answer takes about 12 bytes of JSON a float
-     * (768 of them a token for bert-base: 9 KB), all read into memory, so 1,024 positions keep it near 10 MB.
-     */
-    private static final int TOKEN_VECTORS_PER_REQUEST = 1024;
-
-    /** {@code requests} cut further so that none asks for more than {@link #TOKEN_VECTORS_PER_REQUEST} (but one text). */
-    private static List<int[]> byTokens(List<int[]> requests, List<int[]> ids) {
-        List<int[]> out = new ArrayList<>();
-        for (int[] request : requests) {
-            int from = request[0];
-            int tokens = 0;
-            for (int i = request[0]; i < request[1]; i++) {
-                if (i > from && tokens + ids.get(i).length > TOKEN_VECTORS_PER_REQUEST) {
-                    out.add(new int[] {from, i});
-                    from = i;
-                    tokens = 0;
-                }
-                tokens += ids.get(i).length;
-            }
-            out.add(new int[] {from, request[1]});
-        }
-        return out;
-    }
-
-    /** A text's tokens as the server's /tokenize gives them: ids, which are the template's special tokens, and how many are not. */
-    private record Tokens(int[] ids, boolean[] special, int ownTokens) {}
-
-    /** The texts' tokens, with the prompt and special tokens the server's pipeline adds. */
-    private List<Tokens> tokens(ServeClient client, List<String> batch, int first, boolean alone) {
-        ObjectNode body = JsonText.object();
-        ArrayNode inputs = body.putArray("inputs");
-        batch.forEach(inputs::add);
-        if (promptName != null) {
-            body.put("prompt_name", promptName);
-        }
-        JsonNode answer = client.post("tokenize", body, file, first, batch.size(), alone);
-        if (!answer.isArray() || answer.size() != batch.size()) {
-            throw new UserError("the server's /tokenize answer is not " + batch.size() + " token lists: " + Excerpt.of(answer.toString()));
-        }
-        List<Tokens> out = new ArrayList<>(batch.size());
-        for (JsonNode list : answer) {
-            int[] ids = new int[list.size()];
-            boolean[] special = new boolean[ids.length];
-            int own = 0;
-            for (int t = 0; t < ids.length; t++) {
-                JsonNode token = list.get(t);
-                if (!token.path("id").canConvertToInt() || !token.path("special").isBoolean()) {
-                    throw new UserError("the server's /tokenize answer has a token without id and special: " + Excerpt.of(token.toString()));
-                }
-                ids[t] = token.get("id").intValue();
-                special[t] = token.get("special").booleanValue();
-                own += special[t] ? 0 : 1;
-            }
-            out.add(new Tokens(ids, special, own));
-        }
-        return out;
-    }
-
-    /**
-     * The ids of a text cut to {@code max} tokens as the pipeline cuts one from the right (Hugging Face's truncation of a
-     * single sequence): the template's special tokens kept where they are, the text's last tokens dropped.
-     */
-    private static int[] cut(Tokens t, int max) {
-        int specials = t.ids().length - t.ownTokens();
-        int keep = Math.max(0, max - specials);
-        int[] ids = new int[Math.min(max, t.ids().length)];
-        int n = 0;
-        int own = 0;
-        for (int i = 0; i < t.ids().length && n < ids.length; i++) {
-            if (t.special()[i] || own++ < keep) {
-                ids[n++] = t.ids()[i];
-            }
-        }
-        return ids;
-    }
-
-    /** One vector of the server's answer, {@code length} numbers. */
-    private static float[] floats(JsonNode vector, int length) {
-        if (!vector.isArray() || vector.size() != length) {
-            throw new UserError("the server's answer has a vector that is not " + length + " numbers: " + Excerpt.of(vector.toString()));
-        }
-        float[] v = new float[length];
-        for (int d = 0; d < length; d++) {
-            JsonNode x = vector.get(d);
-            if (!x.isNumber()) {
-                throw new UserError("the server's answer has a vector that is not " + length + " numbers: " + Excerpt.of(vector.toString()));
-            }
-            v[d] = x.floatValue();
-        }
-        return v;
-    }
-
-    /** One text's token vectors from /embed_all, one row of {@code hidden} numbers for each of its {@code tokens} ids. */
-    private static float[] tokenRows(JsonNode rows, int tokens, int hidden) {
-        if (!rows.isArray() || rows.size() != tokens) {
-            throw new UserError("the server's /embed_all answer does not hold one vector for each of the text's " + tokens + " tokens");
-        }
-        float[] out = new float[tokens * hidden];
-        for (int t = 0; t < tokens; t++) {
-            System.arraycopy(floats(rows.get(t), hidden), 0, out, t * hidden, hidden);
-        }
-        return out;
-    }
-
     /** A readable line: the text, the vector's size, its first values and its norm. */
-    private static String summary(String text, Map<String, Object> o) {
+    static String summary(String text, Map<String, Object> o) {
         float[] v = o.containsKey("embedding") ? (float[]) o.get("embedding") : ((float[][]) o.get("last_hidden_state"))[0];
         double norm = 0;
         for (float x : v) {

@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Function;
 import org.vectorbert.common.Excerpt;
 import org.vectorbert.common.Json;
 import org.vectorbert.loader.Labels;
@@ -74,7 +75,7 @@ final class ServeClient {
 
     /** {@link #connect}, the line on {@code err} naming also what {@code about} says of the server's {@code /info}. */
     static ServeClient connect(String url, String verb, ModelOptions model, CommandSpec spec, PrintWriter err,
-                               java.util.function.Function<JsonNode, String> about) {
+                               Function<JsonNode, String> about) {
         URI base = base(url);
         if (spec.commandLine().getParseResult().hasMatchedOption("--threads")) {
             throw new UserError("--threads and --server do not go together: the server's own threads run its model");
