@@ -248,7 +248,7 @@ class KernelsTest {
     @Test
     void expAndTanhFromFmasAreWithinAnUlpOrTwo() {
         java.util.SplittableRandom random = new java.util.SplittableRandom(7);
-        int n = 1001;   // not a multiple of the vector length: the masked last vector too
+        int n = 1001;   // not a multiple of the vector length: the last partial vector too
         float[] x = new float[n];
         float[] e = new float[n];
         float[] t = new float[n];
