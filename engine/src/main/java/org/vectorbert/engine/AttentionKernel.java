@@ -78,8 +78,8 @@ final class AttentionKernel {
      */
     private static void scores(float[] q, int q0, int hidden, int rows, int headSize, float[] keysT, int keysOff, int stride,
                                int seq, float scale, float[] mask, int maskOff, float[] scores, int s0) {
-        int r1 = Math.min(1, rows - 1), r2 = Math.min(2, rows - 1), r3 = Math.min(3, rows - 1), r4 = Math.min(4, rows - 1);
-        int r5 = rows - 1 < 5 ? rows - 1 : 5;
+        int last = rows - 1;
+        int r1 = Math.min(1, last), r2 = Math.min(2, last), r3 = Math.min(3, last), r4 = Math.min(4, last), r5 = Math.min(5, last);
         int qa = q0, qb = q0 + r1 * hidden, qc = q0 + r2 * hidden, qd = q0 + r3 * hidden, qe = q0 + r4 * hidden, qf = q0 + r5 * hidden;
         int sa = s0, sb = s0 + r1 * seq, sc = s0 + r2 * seq, sd = s0 + r3 * seq, se = s0 + r4 * seq, sf = s0 + r5 * seq;
         int j = 0;
