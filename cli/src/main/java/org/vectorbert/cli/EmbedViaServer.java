@@ -32,13 +32,11 @@ final class EmbedViaServer {
      */
     private static final int TOKEN_VECTORS_PER_REQUEST = 1024;
 
-    /** What the server's /info says of its embedding model. */
-    private record Served(String pooling, boolean normalize, boolean truncate, int maxTokens, int dimension) {
-        /** Floats a token vector has: the dimension of one pooling of several concatenated. */
-        int hidden() {
-            return dimension / pooling.split("\\+").length;
-        }
-    }
+    /**
+     * What the server's /info says of its embedding model; {@code hidden} is the floats of a token vector, the dimension
+     * of one pooling of several concatenated.
+     */
+    private record Served(boolean normalize, boolean truncate, int maxTokens, int dimension, int hidden) {}
 
     /** A text's tokens as the server's /tokenize gives them: ids, which are the template's special tokens, and how many are not. */
     private record Tokens(int[] ids, boolean[] special, int ownTokens) {}
@@ -119,8 +117,9 @@ final class EmbedViaServer {
                         + " pools with " + pooling + ": drop --pooling to use the server's, or --server to pool here");
             }
         }
-        return new Served(pooling, model.get("normalize").booleanValue(), model.get("truncate").booleanValue(),
-                info.get("max_input_length").intValue(), info.get("dimension").intValue());
+        int dimension = info.get("dimension").intValue();
+        return new Served(model.get("normalize").booleanValue(), model.get("truncate").booleanValue(),
+                info.get("max_input_length").intValue(), dimension, dimension / pooling.split("\\+").length);
     }
 
     private int run() {
