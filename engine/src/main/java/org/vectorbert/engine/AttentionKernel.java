@@ -20,22 +20,36 @@ final class AttentionKernel {
      * columns [col, col+headSize); its queries rows [qRow0, qRow0+queries) of q, the same rows as the keys for a whole
      * pass, or rows of their own (the last layer of a pass whose output is read at a few rows computes only those:
      * {@link BertLayer#forwardAt}; a query row's floats are the same whichever rows go with it). {@code mask} from
-     * {@code maskOff} holds the additive mask per key (0 or the float minimum); {@code scores} from {@code scoresOff} is
-     * queries·seq floats and keeps the probabilities. The context goes to the query rows and the same columns of
-     * {@code ctx}. {@code keysT} from {@code keysOff} is {@link Kernels#attentionScratch(int, int)} floats: the head's
-     * keys transposed, so a query row meets L keys per FMA instead of one dot product (and one lane sum) per key; then L
-     * floats for the softmax's lane sum.
+     * {@code maskOff} holds the additive mask per key (0 or the float minimum). The context goes to the query rows and
+     * the same columns of {@code ctx}. {@code scores} from {@code scoresOff}, unless null, receives the probabilities:
+     * queries·seq floats. {@code work} from {@code workOff} is {@link Kernels#attentionScratch(int, int)} floats: the
+     * head's keys transposed, so a query row meets L keys per FMA instead of one dot product (and one lane sum) per key;
+     * the mask; the scores; then L floats for the softmax's lane sum.
+     *
+     * <p>Every row there is {@link Kernels#keyStride} floats, whole pairs of vectors: keys past the sequence are zero, their
+     * mask -∞, so their scores are -∞ and their probabilities exactly 0, which leaves every sum, and so every bit, as it
+     * was. The kernels then run whole vectors only, the same branches for every length. Why: C2 compiles a branch the
+     * profile has never seen taken as a trap, and a corpus starts with its shortest texts. The score loop over pairs of
+     * vectors was never entered by texts of up to 16 tokens (512-bit vectors), the softmax's over whole vectors neither,
+     * so the first longer text threw both away: in a fresh JVM embedding 2,000 lines with all-MiniLM-L6-v2, the score
+     * kernel then ran interpreted for 2.3 s (from 4.4 s to C2's second compile, 372 ms, at 6.3-6.7 s; -Xlog:deoptimization,
+     * JFR), its Vector API calls allocating all the while.
      */
     static void head(float[] q, int qRow0, int queries, float[] k, float[] v, int hidden, int row0, int seq, int col,
-                     int headSize, float[] mask, int maskOff, float[] scores, int scoresOff, float[] ctx, float[] keysT, int keysOff) {
+                     int headSize, float[] mask, int maskOff, float[] scores, int scoresOff, float[] ctx, float[] work, int workOff) {
         int stride = Kernels.keyStride(seq);
+        int maskRow = workOff + headSize * stride;
+        int rows = maskRow + stride;
+        int lanes = rows + seq * stride;
         for (int d = 0; d < headSize; d++) {
-            int t = keysOff + d * stride;
+            int t = workOff + d * stride;
             for (int j = 0; j < seq; j++) {
-                keysT[t + j] = k[(row0 + j) * hidden + col + d];
+                work[t + j] = k[(row0 + j) * hidden + col + d];
             }
-            Arrays.fill(keysT, t + seq, t + stride, 0f);
+            Arrays.fill(work, t + seq, t + stride, 0f);
         }
+        System.arraycopy(mask, maskOff, work, maskRow, seq);
+        Arrays.fill(work, maskRow + seq, maskRow + stride, Float.NEGATIVE_INFINITY);
         float scale = (float) (1.0 / Math.sqrt(headSize));
         // Six query rows at a time, so each key vector loaded serves six independent FMA chains (one row
         // alone over a short sequence waited on each FMA: scores took 5% of a corpus run, twice the softmax).
@@ -43,53 +57,58 @@ final class AttentionKernel {
         // (64 wide, 128 tokens) took 0.83-0.85x the time of four rows on AVX2, a MiniLM head (32 wide) the same.
         // A last group of fewer rows repeats its last row: the same FMAs, into the same place.
         for (int i = 0; i < queries; i += 6) {
-            scores(q, (qRow0 + i) * hidden + col, hidden, Math.min(6, queries - i), headSize, keysT, keysOff, stride, seq,
-                    scale, mask, maskOff, scores, scoresOff + i * seq);
+            scores(q, (qRow0 + i) * hidden + col, hidden, Math.min(6, queries - i), headSize, work, workOff, stride,
+                    scale, maskRow, rows + i * stride);
         }
         for (int i = 0; i < queries; i++) {
-            RowKernels.softmax(scores, scoresOff + i * seq, seq, keysT, keysOff + headSize * stride);
+            RowKernels.softmax(work, rows + i * stride, stride, work, lanes);
+        }
+        if (scores != null) {
+            for (int i = 0; i < queries; i++) {
+                System.arraycopy(work, rows + i * stride, scores, scoresOff + i * seq, seq);
+            }
         }
         // Two query rows at a time, so each value vector loaded serves both; an odd last row goes
         // with itself (the same FMAs twice, into the same place).
         for (int i = 0; i < queries; i += 2) {
             int a = i;
             int b = Math.min(i + 1, queries - 1);
-            int pa = scoresOff + a * seq;
-            int pb = scoresOff + b * seq;
+            int pa = rows + a * stride;
+            int pb = rows + b * stride;
             int outA = (qRow0 + a) * hidden + col;
             int outB = (qRow0 + b) * hidden + col;
             int c = 0;
             for (; c + 4 * L <= headSize; c += 4 * L) {
-                weightedValues4(v, hidden, row0 * hidden + col + c, seq, scores, pa, pb, ctx, outA + c, outB + c);
+                weightedValues4(v, hidden, row0 * hidden + col + c, seq, work, pa, pb, ctx, outA + c, outB + c);
             }
             for (; c + 2 * L <= headSize; c += 2 * L) {
-                weightedValues2(v, hidden, row0 * hidden + col + c, seq, scores, pa, pb, ctx, outA + c, outB + c);
+                weightedValues2(v, hidden, row0 * hidden + col + c, seq, work, pa, pb, ctx, outA + c, outB + c);
             }
             for (; c < headSize; c += L) {
-                weightedValues1(v, hidden, row0 * hidden + col + c, seq, scores, pa, pb, ctx, outA + c, outB + c, headSize - c);
+                weightedValues1(v, hidden, row0 * hidden + col + c, seq, work, pa, pb, ctx, outA + c, outB + c, headSize - c);
             }
         }
     }
 
     /**
-     * Scaled, masked scores of {@code rows} (1 to 6) query rows against every key: two blocks of L keys per pass over
-     * the head (twelve independent FMA chains), then a last block alone (six). The rows start at {@code q0} in q,
-     * {@code hidden} apart, and at {@code s0} in scores, {@code seq} apart; fewer than six repeat the last.
+     * Scaled, masked scores of {@code rows} (1 to 6) query rows against every key: two blocks of L keys per pass over the
+     * head (twelve independent FMA chains). The rows start at {@code q0} in q, {@code hidden} apart; the transposed keys
+     * at {@code keysOff} in w and the mask at {@code maskRow}, both rows of {@code stride} floats (whole pairs of vectors);
+     * the scores go to w from {@code s0}, rows {@code stride} apart. Fewer than six rows repeat the last.
      */
-    private static void scores(float[] q, int q0, int hidden, int rows, int headSize, float[] keysT, int keysOff, int stride,
-                               int seq, float scale, float[] mask, int maskOff, float[] scores, int s0) {
+    private static void scores(float[] q, int q0, int hidden, int rows, int headSize, float[] w, int keysOff, int stride,
+                               float scale, int maskRow, int s0) {
         int last = rows - 1;
         int r1 = Math.min(1, last), r2 = Math.min(2, last), r3 = Math.min(3, last), r4 = Math.min(4, last), r5 = Math.min(5, last);
         int qa = q0, qb = q0 + r1 * hidden, qc = q0 + r2 * hidden, qd = q0 + r3 * hidden, qe = q0 + r4 * hidden, qf = q0 + r5 * hidden;
-        int sa = s0, sb = s0 + r1 * seq, sc = s0 + r2 * seq, sd = s0 + r3 * seq, se = s0 + r4 * seq, sf = s0 + r5 * seq;
-        int j = 0;
-        for (; j + 2 * L <= stride; j += 2 * L) {
+        int sa = s0, sb = s0 + r1 * stride, sc = s0 + r2 * stride, sd = s0 + r3 * stride, se = s0 + r4 * stride, sf = s0 + r5 * stride;
+        for (int j = 0; j < stride; j += 2 * L) {
             FloatVector a0 = FloatVector.zero(S), a1 = a0, b0 = a0, b1 = a0, c0 = a0, c1 = a0, d0 = a0, d1 = a0;
             FloatVector e0 = a0, e1 = a0, f0 = a0, f1 = a0;
             for (int d = 0; d < headSize; d++) {
                 int t = keysOff + d * stride + j;
-                FloatVector k0 = FloatVector.fromArray(S, keysT, t);
-                FloatVector k1 = FloatVector.fromArray(S, keysT, t + L);
+                FloatVector k0 = FloatVector.fromArray(S, w, t);
+                FloatVector k1 = FloatVector.fromArray(S, w, t + L);
                 FloatVector u = FloatVector.broadcast(S, q[qa + d]);
                 a0 = k0.fma(u, a0);
                 a1 = k1.fma(u, a1);
@@ -109,43 +128,21 @@ final class AttentionKernel {
                 f0 = k0.fma(u, f0);
                 f1 = k1.fma(u, f1);
             }
-            // Scaled, plus the mask, stored for the keys that exist (the last blocks may run past seq).
-            VectorMask<Float> m0 = S.indexInRange(j, seq);
-            VectorMask<Float> m1 = S.indexInRange(j + L, seq);
-            FloatVector mask0 = FloatVector.fromArray(S, mask, maskOff + j, m0);
-            FloatVector mask1 = FloatVector.fromArray(S, mask, maskOff + j + L, m1);
-            a0.mul(scale).add(mask0).intoArray(scores, sa + j, m0);
-            a1.mul(scale).add(mask1).intoArray(scores, sa + j + L, m1);
-            b0.mul(scale).add(mask0).intoArray(scores, sb + j, m0);
-            b1.mul(scale).add(mask1).intoArray(scores, sb + j + L, m1);
-            c0.mul(scale).add(mask0).intoArray(scores, sc + j, m0);
-            c1.mul(scale).add(mask1).intoArray(scores, sc + j + L, m1);
-            d0.mul(scale).add(mask0).intoArray(scores, sd + j, m0);
-            d1.mul(scale).add(mask1).intoArray(scores, sd + j + L, m1);
-            e0.mul(scale).add(mask0).intoArray(scores, se + j, m0);
-            e1.mul(scale).add(mask1).intoArray(scores, se + j + L, m1);
-            f0.mul(scale).add(mask0).intoArray(scores, sf + j, m0);
-            f1.mul(scale).add(mask1).intoArray(scores, sf + j + L, m1);
-        }
-        if (j < stride) {
-            FloatVector a0 = FloatVector.zero(S), b0 = a0, c0 = a0, d0 = a0, e0 = a0, f0 = a0;
-            for (int d = 0; d < headSize; d++) {
-                FloatVector k0 = FloatVector.fromArray(S, keysT, keysOff + d * stride + j);
-                a0 = k0.fma(FloatVector.broadcast(S, q[qa + d]), a0);
-                b0 = k0.fma(FloatVector.broadcast(S, q[qb + d]), b0);
-                c0 = k0.fma(FloatVector.broadcast(S, q[qc + d]), c0);
-                d0 = k0.fma(FloatVector.broadcast(S, q[qd + d]), d0);
-                e0 = k0.fma(FloatVector.broadcast(S, q[qe + d]), e0);
-                f0 = k0.fma(FloatVector.broadcast(S, q[qf + d]), f0);
-            }
-            VectorMask<Float> m0 = S.indexInRange(j, seq);
-            FloatVector mask0 = FloatVector.fromArray(S, mask, maskOff + j, m0);
-            a0.mul(scale).add(mask0).intoArray(scores, sa + j, m0);
-            b0.mul(scale).add(mask0).intoArray(scores, sb + j, m0);
-            c0.mul(scale).add(mask0).intoArray(scores, sc + j, m0);
-            d0.mul(scale).add(mask0).intoArray(scores, sd + j, m0);
-            e0.mul(scale).add(mask0).intoArray(scores, se + j, m0);
-            f0.mul(scale).add(mask0).intoArray(scores, sf + j, m0);
+            // Scaled, plus the mask (-∞ past the sequence).
+            FloatVector mask0 = FloatVector.fromArray(S, w, maskRow + j);
+            FloatVector mask1 = FloatVector.fromArray(S, w, maskRow + j + L);
+            a0.mul(scale).add(mask0).intoArray(w, sa + j);
+            a1.mul(scale).add(mask1).intoArray(w, sa + j + L);
+            b0.mul(scale).add(mask0).intoArray(w, sb + j);
+            b1.mul(scale).add(mask1).intoArray(w, sb + j + L);
+            c0.mul(scale).add(mask0).intoArray(w, sc + j);
+            c1.mul(scale).add(mask1).intoArray(w, sc + j + L);
+            d0.mul(scale).add(mask0).intoArray(w, sd + j);
+            d1.mul(scale).add(mask1).intoArray(w, sd + j + L);
+            e0.mul(scale).add(mask0).intoArray(w, se + j);
+            e1.mul(scale).add(mask1).intoArray(w, se + j + L);
+            f0.mul(scale).add(mask0).intoArray(w, sf + j);
+            f1.mul(scale).add(mask1).intoArray(w, sf + j + L);
         }
     }
 

@@ -49,9 +49,9 @@ record BertSelfAttention(PackedMatrix query, PackedMatrix key, PackedMatrix valu
         int hidden = heads * headSize;
         int longest = layout.longest();
         int square = longest * longest;
-        int keys = Kernels.attentionScratch(longest, headSize);
+        int work = Kernels.attentionScratch(longest, headSize);
         Parallel.forRange(layout.starts().length * heads, 1, (from, to) -> {
-            float[] scratch = Kernels.attentionScratch(square + keys);
+            float[] scratch = Kernels.attentionScratch(work);
             for (int task = from; task < to; task++) {
                 int b = task / heads;
                 int h = task % heads;
@@ -60,10 +60,8 @@ record BertSelfAttention(PackedMatrix query, PackedMatrix key, PackedMatrix valu
                 }
                 int seq = layout.lengths()[b];
                 int row0 = layout.starts()[b];
-                float[] scores = probabilities != null ? probabilities : scratch;
-                int scoresOff = probabilities != null ? task * square : 0;
                 Kernels.attention(ws.q, queryStarts[b], queryCounts[b], ws.k, ws.v, hidden, row0, seq, h * headSize,
-                        headSize, ws.mask, row0, scores, scoresOff, ws.ctx, scratch, square);
+                        headSize, ws.mask, row0, probabilities, task * square, ws.ctx, scratch, 0);
             }
         });
     }

@@ -53,22 +53,29 @@ final class Kernels {
         }
     }
 
-    /** Attention of one sequence and one head: {@link AttentionKernel#head}, whose arguments these are. */
+    /**
+     * Attention of one sequence and one head: {@link AttentionKernel#head}, whose arguments these are ({@code scores} null
+     * when the probabilities are not wanted).
+     */
     static void attention(float[] q, int qRow0, int queries, float[] k, float[] v, int hidden, int row0, int seq, int col,
-                          int headSize, float[] mask, int maskOff, float[] scores, int scoresOff, float[] ctx, float[] keysT,
-                          int keysOff) {
+                          int headSize, float[] mask, int maskOff, float[] scores, int scoresOff, float[] ctx, float[] work,
+                          int workOff) {
         if (PlainKernels.active()) {
-            PlainKernels.head(q, qRow0, queries, k, v, hidden, row0, seq, col, headSize, mask, maskOff, scores, scoresOff, ctx,
-                    new float[L]);
+            // The plain loops keep their scores in rows of seq, in the scratch when no one wants them.
+            PlainKernels.head(q, qRow0, queries, k, v, hidden, row0, seq, col, headSize, mask, maskOff,
+                    scores != null ? scores : work, scores != null ? scoresOff : workOff, ctx, new float[L]);
         } else {
             AttentionKernel.head(q, qRow0, queries, k, v, hidden, row0, seq, col, headSize, mask, maskOff, scores, scoresOff,
-                    ctx, keysT, keysOff);
+                    ctx, work, workOff);
         }
     }
 
-    /** Floats of scratch {@link #attention} needs for a sequence of {@code seq} tokens: transposed keys and a lane sum. */
+    /**
+     * Floats of scratch {@link #attention} needs for a sequence of {@code seq} tokens (and at most as many queries):
+     * transposed keys, the mask, the scores, each in rows of {@link #keyStride}, and a lane sum.
+     */
     static int attentionScratch(int seq, int headSize) {
-        return headSize * keyStride(seq) + L;
+        return (headSize + 1 + seq) * keyStride(seq) + L;
     }
 
     /** A thread's scratch for attention: probabilities and transposed keys of the head it computes. Grows, never shrinks. */
@@ -84,8 +91,11 @@ final class Kernels {
         return s;
     }
 
-    /** Floats per row of {@link AttentionKernel}'s transposed keys: the sequence rounded up to whole vectors. */
+    /**
+     * Floats per row of {@link AttentionKernel}'s transposed keys, mask and scores: the sequence rounded up to whole pairs
+     * of vectors, which the score kernel takes at a time.
+     */
     static int keyStride(int seq) {
-        return (seq + L - 1) / L * L;
+        return (seq + 2 * L - 1) / (2 * L) * (2 * L);
     }
 }

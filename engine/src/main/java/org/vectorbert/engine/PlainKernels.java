@@ -316,7 +316,7 @@ final class PlainKernels {
         }
     }
 
-    /** {@link RowKernels#softmax} over a[off .. off+n). */
+    /** {@link RowKernels#softmax} over a[off .. off+n), any n: the same bits as the vector kernel over the row padded with -∞. */
     static void softmax(float[] a, int off, int n, float[] lanes) {
         float max = Float.NEGATIVE_INFINITY;
         for (int i = 0; i < n; i++) {

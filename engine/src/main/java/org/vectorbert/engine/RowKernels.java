@@ -70,30 +70,21 @@ final class RowKernels {
     }
 
     /**
-     * Softmax over a[off .. off+n), subtracting the maximum first (inside exp) so exp never overflows. {@code lanes}
-     * from {@code lanesOff} is scratch of L floats for exp's last partial vector and then the lane sum, summed as
-     * {@link VectorMath#sumStored} does.
+     * Softmax over a[off .. off+n), n a whole number of vectors (attention pads its rows with -∞, whose probability is
+     * exactly 0: see {@link AttentionKernel#head}), subtracting the maximum first (inside exp) so exp never overflows.
+     * {@code lanes} from {@code lanesOff} is scratch of L floats for the lane sum, summed as {@link VectorMath#sumStored}
+     * does.
      */
     static void softmax(float[] a, int off, int n, float[] lanes, int lanesOff) {
-        int bound = S.loopBound(n);
         FloatVector vmax = FloatVector.broadcast(S, Float.NEGATIVE_INFINITY);
-        int i = 0;
-        for (; i < bound; i += L) {
+        for (int i = 0; i < n; i += L) {
             vmax = FloatVector.fromArray(S, a, off + i).max(vmax);
-        }
-        if (i < n) {
-            VectorMask<Float> m = S.indexInRange(i, n);
-            vmax = FloatVector.fromArray(S, a, off + i, m).blend(Float.NEGATIVE_INFINITY, m.not()).max(vmax);
         }
         float max = vmax.reduceLanes(VectorOperators.MAX);
         VectorMath.expInPlace(a, off, n, max, lanes, lanesOff);
         float inv = 1f / VectorMath.sum(a, off, n, lanes, lanesOff);
-        for (i = 0; i < bound; i += L) {
+        for (int i = 0; i < n; i += L) {
             FloatVector.fromArray(S, a, off + i).mul(inv).intoArray(a, off + i);
-        }
-        if (i < n) {
-            VectorMask<Float> m = S.indexInRange(i, n);
-            FloatVector.fromArray(S, a, off + i, m).mul(inv).intoArray(a, off + i, m);
         }
     }
 

@@ -170,12 +170,12 @@ final class SlowPathCheck {
         float[] mask = new float[s];
         float[] ctx = new float[s * hidden];
         int square = s * s;
-        float[] scratch = new float[square + Kernels.attentionScratch(s, headSize)];
+        float[] scratch = new float[Kernels.attentionScratch(s, headSize)];
         LayerNorm norm = layer.attentionOutput().layerNorm();
         List<Speed> speeds = new ArrayList<>();
         speeds.add(new Speed(Kernel.MATRIX, 2.0 * r * w.in * hidden / best(() -> MatMul.linear(x, r, w, out))));
         speeds.add(new Speed(Kernel.ATTENTION, 4.0 * square * headSize / best(() -> AttentionKernel.head(q, 0, s, k, v, hidden, 0, s, 0, headSize,
-                mask, 0, scratch, 0, ctx, scratch, square))));
+                mask, 0, null, 0, ctx, scratch, 0))));
         // The row kernels one row (or 4096 floats) per call, which runs on this thread: handing 16 rows to the
         // kernel threads costs about 0.2 ms, more than the work, and would hide the kernel's own speed.
         speeds.add(new Speed(Kernel.LAYER_NORM, 1000.0 * r * hidden / best(() -> {

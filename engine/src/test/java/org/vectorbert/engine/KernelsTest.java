@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -210,13 +211,25 @@ class KernelsTest {
             float[] a = random(n, 30);
             a[0] += 80; // exp would overflow without subtracting the maximum
             float[] expected = ScalarKernels.softmax(a);
-            RowKernels.softmax(a, 0, n, new float[VectorMath.L], 0);
-            assertClose(expected, a, 1e-6, "n " + n);
+            float[] padded = paddedToVectors(a);
+            RowKernels.softmax(padded, 0, padded.length, new float[VectorMath.L], 0);
+            assertClose(expected, Arrays.copyOf(padded, n), 1e-6, "n " + n);
+            for (int i = n; i < padded.length; i++) {
+                assertEquals(0, Float.floatToRawIntBits(padded[i]), "padding's probability, n " + n);
+            }
         }
-        float[] masked = {1f, 2f, -Float.MAX_VALUE, 3f};
-        RowKernels.softmax(masked, 0, 4, new float[VectorMath.L], 0);
+        float[] masked = paddedToVectors(new float[] {1f, 2f, -Float.MAX_VALUE, 3f});
+        RowKernels.softmax(masked, 0, masked.length, new float[VectorMath.L], 0);
         assertEquals(0f, masked[2]);
         assertEquals(1.0, masked[0] + masked[1] + masked[3], 1e-6);
+    }
+
+    /** a, then -∞ up to a whole number of vectors, as attention pads its score rows. */
+    static float[] paddedToVectors(float[] a) {
+        int n = Math.max(VectorMath.L, (a.length + VectorMath.L - 1) / VectorMath.L * VectorMath.L);
+        float[] padded = Arrays.copyOf(a, n);
+        Arrays.fill(padded, a.length, n, Float.NEGATIVE_INFINITY);
+        return padded;
     }
 
     @Test
