@@ -29,9 +29,9 @@ java_major() {
 # The java the PATH finds, as `command -v java` would, without a subshell.
 path_java=""
 IFS=: read -r -a path_dirs <<< "${PATH:-}"
-for dir in "${path_dirs[@]}"; do
-    if [[ -f "${dir:-.}/java" && -x "${dir:-.}/java" ]]; then
-        path_java="${dir:-.}/java"
+for path_dir in "${path_dirs[@]}"; do
+    if [[ -f "${path_dir:-.}/java" && -x "${path_dir:-.}/java" ]]; then
+        path_java="${path_dir:-.}/java"
         break
     fi
 done
