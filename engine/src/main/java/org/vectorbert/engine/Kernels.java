@@ -78,7 +78,7 @@ final class Kernels {
         return (headSize + 1 + seq) * keyStride(seq) + L;
     }
 
-    /** A thread's scratch for attention: probabilities and transposed keys of the head it computes. Grows, never shrinks. */
+    /** A thread's scratch for attention: the transposed keys, mask and scores of the head it computes. Grows, never shrinks. */
     private static final ThreadLocal<float[]> SCRATCH = ThreadLocal.withInitial(() -> new float[0]);
 
     /** The calling thread's attention scratch, at least {@code floats} long. */

@@ -234,7 +234,8 @@ class KernelsTest {
 
     @Test
     void attentionMatchesItsTwin() {
-        // 70 and 130 keys take the four-blocks-at-once score loop, and a block after it.
+        // Lengths below, at and past a pair of vectors (1 to 130 keys), so rows are padded by 0 to 2L - 1 keys whose
+        // probability must be exactly 0.
         for (int seq : new int[] {1, 2, 5, 17, 40, 70, 130}) {
             for (int[] shape : new int[][] {{8, 2}, {64, 4}, {48, 3}, {256, 4}}) {
                 int hidden = shape[0];
