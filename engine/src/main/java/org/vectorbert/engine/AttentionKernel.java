@@ -23,8 +23,9 @@ final class AttentionKernel {
      * {@code maskOff} holds the additive mask per key (0 or the float minimum). The context goes to the query rows and
      * the same columns of {@code ctx}. {@code scores} from {@code scoresOff}, unless null, receives the probabilities:
      * queries·seq floats. {@code work} from {@code workOff} is {@link Kernels#attentionScratch(int, int)} floats: the
-     * head's keys transposed, so a query row meets L keys per FMA instead of one dot product (and one lane sum) per key;
-     * the mask; the scores; then L floats for the softmax's lane sum.
+     * head's keys transposed, so a query row meets L keys per FMA instead of one dot product (and one lane sum) per key,
+     * in blocks of 2L keys (d-major within a block, so the score loop's index grows by a constant and C2 drops its bounds
+     * checks); the mask; then the scores.
      *
      * <p>Every row there is {@link Kernels#keyStride} floats, whole pairs of vectors: keys past the sequence are zero, their
      * mask -∞, so their scores are -∞ and their probabilities exactly 0, which leaves every sum, and so every bit, as it
@@ -40,13 +41,15 @@ final class AttentionKernel {
         int stride = Kernels.keyStride(seq);
         int maskRow = workOff + headSize * stride;
         int rows = maskRow + stride;
-        int lanes = rows + seq * stride;
-        for (int d = 0; d < headSize; d++) {
-            int t = workOff + d * stride;
-            for (int j = 0; j < seq; j++) {
-                work[t + j] = k[(row0 + j) * hidden + col + d];
+        for (int j0 = 0; j0 < stride; j0 += 2 * L) {
+            int n = Math.min(2 * L, seq - j0);
+            for (int d = 0; d < headSize; d++) {
+                int t = workOff + j0 * headSize + d * (2 * L);
+                for (int j = 0; j < n; j++) {
+                    work[t + j] = k[(row0 + j0 + j) * hidden + col + d];
+                }
+                Arrays.fill(work, t + n, t + 2 * L, 0f);
             }
-            Arrays.fill(work, t + seq, t + stride, 0f);
         }
         System.arraycopy(mask, maskOff, work, maskRow, seq);
         Arrays.fill(work, maskRow + seq, maskRow + stride, Float.NEGATIVE_INFINITY);
@@ -61,7 +64,7 @@ final class AttentionKernel {
                     scale, maskRow, rows + i * stride);
         }
         for (int i = 0; i < queries; i++) {
-            RowKernels.softmax(work, rows + i * stride, stride, work, lanes);
+            RowKernels.softmax(work, rows + i * stride, stride);
         }
         if (scores != null) {
             for (int i = 0; i < queries; i++) {
@@ -70,6 +73,8 @@ final class AttentionKernel {
         }
         // Two query rows at a time, so each value vector loaded serves both; an odd last row goes
         // with itself (the same FMAs twice, into the same place).
+        int c4 = headSize / (4 * L) * (4 * L);
+        int c2 = headSize - c4 >= 2 * L ? c4 + 2 * L : c4;
         for (int i = 0; i < queries; i += 2) {
             int a = i;
             int b = Math.min(i + 1, queries - 1);
@@ -77,15 +82,23 @@ final class AttentionKernel {
             int pb = rows + b * stride;
             int outA = (qRow0 + a) * hidden + col;
             int outB = (qRow0 + b) * hidden + col;
-            int c = 0;
-            for (; c + 4 * L <= headSize; c += 4 * L) {
+            for (int c = 0; c < c4; c += 4 * L) {
                 weightedValues4(v, hidden, row0 * hidden + col + c, seq, work, pa, pb, ctx, outA + c, outB + c);
             }
-            for (; c + 2 * L <= headSize; c += 2 * L) {
-                weightedValues2(v, hidden, row0 * hidden + col + c, seq, work, pa, pb, ctx, outA + c, outB + c);
-            }
-            for (; c < headSize; c += L) {
+            for (int c = c2; c < headSize; c += L) {
                 weightedValues1(v, hidden, row0 * hidden + col + c, seq, work, pa, pb, ctx, outA + c, outB + c, headSize - c);
+            }
+        }
+        // Two vectors of columns (a MiniLM head with 512-bit vectors) take four query rows at a time: eight FMA chains, as
+        // four wait on their own FMAs' latency. A last group of fewer rows repeats its last.
+        if (c2 > c4) {
+            for (int i = 0; i < queries; i += 4) {
+                int last = queries - 1;
+                int a = i, b = Math.min(i + 1, last), c = Math.min(i + 2, last), d = Math.min(i + 3, last);
+                int out = qRow0 * hidden + col + c4;
+                weightedValues2(v, hidden, row0 * hidden + col + c4, seq, work, rows + a * stride, rows + b * stride,
+                        rows + c * stride, rows + d * stride, ctx, out + a * hidden, out + b * hidden, out + c * hidden,
+                        out + d * hidden);
             }
         }
     }
@@ -93,8 +106,9 @@ final class AttentionKernel {
     /**
      * Scaled, masked scores of {@code rows} (1 to 6) query rows against every key: two blocks of L keys per pass over the
      * head (twelve independent FMA chains). The rows start at {@code q0} in q, {@code hidden} apart; the transposed keys
-     * at {@code keysOff} in w and the mask at {@code maskRow}, both rows of {@code stride} floats (whole pairs of vectors);
-     * the scores go to w from {@code s0}, rows {@code stride} apart. Fewer than six rows repeat the last.
+     * at {@code keysOff} in w, in blocks of 2L keys by headSize; the mask at {@code maskRow}, a row of {@code stride}
+     * floats (whole pairs of vectors); the scores go to w from {@code s0}, rows {@code stride} apart. Fewer than six rows
+     * repeat the last.
      */
     private static void scores(float[] q, int q0, int hidden, int rows, int headSize, float[] w, int keysOff, int stride,
                                float scale, int maskRow, int s0) {
@@ -105,8 +119,11 @@ final class AttentionKernel {
         for (int j = 0; j < stride; j += 2 * L) {
             FloatVector a0 = FloatVector.zero(S), a1 = a0, b0 = a0, b1 = a0, c0 = a0, c1 = a0, d0 = a0, d1 = a0;
             FloatVector e0 = a0, e1 = a0, f0 = a0, f1 = a0;
+            // The keys' index grows by a constant, so C2 checks the block's bounds once, not each load's: with rows of
+            // stride floats it checked every load, 2.7% of a MiniLM corpus run's samples (async-profiler).
+            int block = keysOff + j * headSize;
             for (int d = 0; d < headSize; d++) {
-                int t = keysOff + d * stride + j;
+                int t = block + d * (2 * L);
                 FloatVector k0 = FloatVector.fromArray(S, w, t);
                 FloatVector k1 = FloatVector.fromArray(S, w, t + L);
                 FloatVector u = FloatVector.broadcast(S, q[qa + d]);
@@ -182,25 +199,35 @@ final class AttentionKernel {
         b3.intoArray(ctx, outB + 3 * L);
     }
 
-    /** {@link #weightedValues4} for two vectors of columns (a head of 32 with 512-bit vectors). */
-    private static void weightedValues2(float[] v, int hidden, int v0, int seq, float[] p, int pa, int pb, float[] ctx,
-                                        int outA, int outB) {
-        FloatVector a0 = FloatVector.zero(S), a1 = a0, b0 = a0, b1 = a0;
+    /** {@link #weightedValues4} for two vectors of columns and four rows, a to d. */
+    private static void weightedValues2(float[] v, int hidden, int v0, int seq, float[] p, int pa, int pb, int pc, int pd,
+                                        float[] ctx, int outA, int outB, int outC, int outD) {
+        FloatVector a0 = FloatVector.zero(S), a1 = a0, b0 = a0, b1 = a0, c0 = a0, c1 = a0, d0 = a0, d1 = a0;
         for (int j = 0; j < seq; j++) {
             int vj = v0 + j * hidden;
             FloatVector x0 = FloatVector.fromArray(S, v, vj);
             FloatVector x1 = FloatVector.fromArray(S, v, vj + L);
-            FloatVector wa = FloatVector.broadcast(S, p[pa + j]);
-            FloatVector wb = FloatVector.broadcast(S, p[pb + j]);
-            a0 = x0.fma(wa, a0);
-            a1 = x1.fma(wa, a1);
-            b0 = x0.fma(wb, b0);
-            b1 = x1.fma(wb, b1);
+            FloatVector w = FloatVector.broadcast(S, p[pa + j]);
+            a0 = x0.fma(w, a0);
+            a1 = x1.fma(w, a1);
+            w = FloatVector.broadcast(S, p[pb + j]);
+            b0 = x0.fma(w, b0);
+            b1 = x1.fma(w, b1);
+            w = FloatVector.broadcast(S, p[pc + j]);
+            c0 = x0.fma(w, c0);
+            c1 = x1.fma(w, c1);
+            w = FloatVector.broadcast(S, p[pd + j]);
+            d0 = x0.fma(w, d0);
+            d1 = x1.fma(w, d1);
         }
         a0.intoArray(ctx, outA);
         a1.intoArray(ctx, outA + L);
         b0.intoArray(ctx, outB);
         b1.intoArray(ctx, outB + L);
+        c0.intoArray(ctx, outC);
+        c1.intoArray(ctx, outC + L);
+        d0.intoArray(ctx, outD);
+        d1.intoArray(ctx, outD + L);
     }
 
     /** {@link #weightedValues4} for the columns of one vector, or the {@code left} columns left if fewer. */

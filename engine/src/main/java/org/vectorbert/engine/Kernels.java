@@ -72,10 +72,10 @@ final class Kernels {
 
     /**
      * Floats of scratch {@link #attention} needs for a sequence of {@code seq} tokens (and at most as many queries):
-     * transposed keys, the mask, the scores, each in rows of {@link #keyStride}, and a lane sum.
+     * transposed keys, the mask and the scores, each in rows of {@link #keyStride}.
      */
     static int attentionScratch(int seq, int headSize) {
-        return (headSize + 1 + seq) * keyStride(seq) + L;
+        return (headSize + 1 + seq) * keyStride(seq);
     }
 
     /** A thread's scratch for attention: the transposed keys, mask and scores of the head it computes. Grows, never shrinks. */

@@ -277,7 +277,7 @@ final class PlainKernels {
 
     // ---- lane sums ({@link VectorMath#sum}) ----
 
-    /** Σ a[off .. off+n) through L lane sums and the same folding tree as {@link VectorMath#sumStored}; {@code lanes} is L floats. */
+    /** Σ a[off .. off+n) through L lane sums and the same folding tree as {@link VectorMath#sum(jdk.incubator.vector.FloatVector)}; {@code lanes} is L floats. */
     static float sum(float[] a, int off, int n, float[] lanes) {
         Arrays.fill(lanes, 0, L, 0f);
         for (int i = 0; i < n; i++) {

@@ -48,7 +48,11 @@ final class VectorMath {
         return VectorShuffle.iota(S, half % L, 1, true);
     }
 
-    /** Σ of v's lanes as a fixed pairwise tree (halves first): deterministic whether interpreted or compiled. */
+    /**
+     * Σ of v's lanes as a fixed pairwise tree (halves first): deterministic whether interpreted or compiled. Small enough
+     * for C2 to inline into the kernels that call it; where it did not, v would be boxed, about 100 bytes of garbage per
+     * call (a MiniLM corpus pass allocates 38.6 MB, its output, either way: bench's steady-state allocation).
+     */
     static float sum(FloatVector v) {
         if (L > 32) {
             v = v.add(v.rearrange(FOLD_32));
@@ -69,38 +73,6 @@ final class VectorMath {
             v = v.add(v.rearrange(FOLD_1));
         }
         return v.lane(0);
-    }
-
-    /**
-     * {@link #sum(FloatVector)} of a vector stored at t[off .. off+L): the same tree in scalar adds
-     * (overwrites t). For kernels C2 stops inlining before the lane sum: a vector passed to a call
-     * that is not inlined is boxed, about 100 bytes of garbage per call.
-     */
-    static float sumStored(float[] t, int off) {
-        for (int half = L / 2; half > 0; half /= 2) {
-            for (int i = 0; i < half; i++) {
-                t[off + i] += t[off + i + half];
-            }
-        }
-        return t[off];
-    }
-
-    /**
-     * Σ a[off .. off+n): lanes accumulated in vectors, the tail masked, then the fixed tree, through
-     * {@code lanes} (L floats of scratch from {@code lanesOff}).
-     */
-    static float sum(float[] a, int off, int n, float[] lanes, int lanesOff) {
-        FloatVector acc = FloatVector.zero(S);
-        int i = 0;
-        for (int bound = S.loopBound(n); i < bound; i += L) {
-            // The accumulator as the argument, never the receiver: see RowKernels.layerNormRow.
-            acc = FloatVector.fromArray(S, a, off + i).add(acc);
-        }
-        if (i < n) {
-            acc = FloatVector.fromArray(S, a, off + i, S.indexInRange(i, n)).add(acc);
-        }
-        acc.intoArray(lanes, lanesOff);
-        return sumStored(lanes, lanesOff);
     }
 
     // ---- bfloat16 ----

@@ -99,7 +99,7 @@ class PlainKernelsTest {
             float[] s2 = random(dim, 8);
             s2[0] = -Float.MAX_VALUE;
             float[] s1 = KernelsTest.paddedToVectors(s2);
-            RowKernels.softmax(s1, 0, s1.length, new float[VectorMath.L], 0);
+            RowKernels.softmax(s1, 0, s1.length);
             PlainKernels.softmax(s2, 0, dim, new float[VectorMath.L]);
             assertArrayEquals(Arrays.copyOf(s1, dim), s2, "softmax of " + dim);
 
