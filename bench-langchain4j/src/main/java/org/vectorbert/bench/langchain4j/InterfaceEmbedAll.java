@@ -20,6 +20,8 @@ import org.vectorbert.langchain4j.VectorbertEmbeddingModel;
  * {@link VectorbertEmbeddingModel} over the same model file (the jar). Prints the time from the first
  * text to the last, the model loaded and one text embedded before; optionally writes the vectors
  * (little-endian float32 rows). bench/compare-langchain4j --interface runs both, alternately.
+ * {@code -Drounds=N} embeds the corpus N times in the JVM, a line per round (a fresh JVM's first round
+ * against its warm ones; the vectors written are the last round's).
  *
  * <pre>java -cp bench-langchain4j/target/vectorbert-bench-langchain4j.jar org.vectorbert.bench.langchain4j.InterfaceEmbedAll
  *     langchain4j|vectorbert CORPUS.txt MODEL.jar [VECTORS.f32]</pre>
@@ -37,11 +39,15 @@ public final class InterfaceEmbedAll {
         };
         model.embed("warm the model once");
         double load = (System.nanoTime() - loadStart) / 1e9;
-        long start = System.nanoTime();
-        List<Embedding> vectors = model.embedAll(segments).content();
-        double seconds = (System.nanoTime() - start) / 1e9;
-        System.out.printf("%s embedAll: %d texts in %.2f s (%.1f texts/s); model loaded in %.2f s%n",
-                args[0].equals("langchain4j") ? "langchain4j " + EmbedAll.modelVersion() : "vectorbert", vectors.size(), seconds, vectors.size() / seconds, load);
+        List<Embedding> vectors = null;
+        for (int round = 1; round <= Math.max(1, Integer.getInteger("rounds", 1)); round++) {
+            long start = System.nanoTime();
+            vectors = model.embedAll(segments).content();
+            double seconds = (System.nanoTime() - start) / 1e9;
+            System.out.printf("%s embedAll: %d texts in %.2f s (%.1f texts/s); model loaded in %.2f s%s%n",
+                    args[0].equals("langchain4j") ? "langchain4j " + EmbedAll.modelVersion() : "vectorbert", vectors.size(), seconds,
+                    vectors.size() / seconds, load, round > 1 ? "; round " + round : "");
+        }
         if (args.length > 3) {
             try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(Path.of(args[3]))))) {
                 for (Embedding e : vectors) {
