@@ -131,7 +131,9 @@ class PlainKernelsTest {
     @Test
     void attentionGivesTheVectorBits() {
         for (int seq : new int[] {1, 2, 5, 9, 17, 40, 70}) {
-            for (int[] shape : new int[][] {{8, 2}, {64, 4}, {60, 3}, {768, 12}}) {
+            // Head sizes 4 to 128: with 16-float vectors every column path of the value pass (four vectors, two, one,
+            // a masked rest) and their mixes; with 8-float ones as many.
+            for (int[] shape : new int[][] {{8, 2}, {64, 4}, {60, 3}, {768, 12}, {384, 12}, {96, 2}, {192, 2}, {256, 2}, {56, 1}}) {
                 int hidden = shape[0];
                 int heads = shape[1];
                 int d = hidden / heads;
