@@ -1,6 +1,8 @@
 package org.vectorbert.bench;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,6 +21,13 @@ import org.vectorbert.tokenizer.Tokenizer;
  * {@code texts/s=X load_ms=Y}, and nothing else on standard output. Run it with the JVM's defaults,
  * as a library user would, to see what one start gets.
  *
+ * <p>With {@code --reference}, the program is bench/startup-spread's yardstick for the host's own speed:
+ * after the warm-up it prints {@code ready} and then, for each line it reads on standard input, measures
+ * once more for the measured seconds and prints {@code texts/s=X}, until standard input ends. One such
+ * JVM, long warm, is measured right after each fresh start, so that a start's rate can be divided by the
+ * host's rate of that minute: the shared hosts this runs on drift by 20% within minutes, which is more
+ * than the spread between starts that the benchmark looks for.
+ *
  * <ul>
  * <li>{@code embed}: {@code Embeddings.load(M).embed(text)}; M defaults to all-MiniLM-L6-v2 as langchain4j's
  *     jar ships it (bench-langchain4j/target/lib/, built with the 'langchain4j' Maven profile).
@@ -28,11 +37,12 @@ import org.vectorbert.tokenizer.Tokenizer;
  * Lines the model would refuse (longer than it takes, when it does not cut them) are left out.
  *
  * <pre>java --add-modules jdk.incubator.vector -cp bench/target/vectorbert-bench.jar org.vectorbert.bench.SteadyThroughput
- *     [--task embed|fill-mask] [--model M] [--warmup S] [--measure S] [--lines N]</pre>
+ *     [--task embed|fill-mask] [--model M] [--warmup S] [--measure S] [--lines N] [--reference]</pre>
  */
 public final class SteadyThroughput {
     private static final String USAGE =
-            "SteadyThroughput [--task embed|fill-mask] [--model M] [--warmup S (8)] [--measure S (8)] [--lines N (1000)]";
+            "SteadyThroughput [--task embed|fill-mask] [--model M] [--warmup S (8)] [--measure S (8)] [--lines N (1000)]"
+                    + " [--reference]";
 
     private SteadyThroughput() {}
 
@@ -42,8 +52,14 @@ public final class SteadyThroughput {
         double warmup = 8;
         double measure = 8;
         int lines = 1000;
+        boolean reference = false;
         try {
             for (int i = 0; i < args.length; i += 2) {
+                if (args[i].equals("--reference")) {
+                    reference = true;
+                    i--;
+                    continue;
+                }
                 if (i + 1 == args.length) {
                     exitWithUsage();
                 }
@@ -98,16 +114,29 @@ public final class SteadyThroughput {
         for (int i = 0; System.nanoTime() < warmEnd; i++) {
             one.accept(texts.get(i % texts.size()));
         }
-        // From the first line again, so every start measures the same texts for as long as it keeps up.
+        if (!reference) {
+            System.out.printf("texts/s=%.2f load_ms=%.0f%n", measured(texts, one, measure), loadMs);
+            return;
+        }
+        System.out.println("ready load_ms=" + Math.round(loadMs));
+        System.out.flush();
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
+        while (in.readLine() != null) {
+            System.out.printf("texts/s=%.2f%n", measured(texts, one, measure));
+            System.out.flush();
+        }
+    }
+
+    /** Texts per second over {@code seconds}, from the first line again, so every measurement sends the same texts. */
+    private static double measured(List<String> texts, Consumer<String> one, double seconds) {
         long measureStart = System.nanoTime();
-        long measureEnd = measureStart + (long) (measure * 1e9);
+        long measureEnd = measureStart + (long) (seconds * 1e9);
         long done = 0;
         while (System.nanoTime() < measureEnd) {
             one.accept(texts.get((int) (done % texts.size())));
             done++;
         }
-        double seconds = (System.nanoTime() - measureStart) / 1e9;
-        System.out.printf("texts/s=%.2f load_ms=%.0f%n", done / seconds, loadMs);
+        return done / ((System.nanoTime() - measureStart) / 1e9);
     }
 
     /** Each line with its middle word replaced by [MASK]. */
