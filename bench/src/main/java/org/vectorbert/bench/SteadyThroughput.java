@@ -24,9 +24,9 @@ import org.vectorbert.tokenizer.Tokenizer;
  * <p>With {@code --reference}, the program is bench/startup-spread's yardstick for the host's own speed:
  * after the warm-up it prints {@code ready} and then, for each line it reads on standard input, measures
  * once more for the measured seconds and prints {@code texts/s=X}, until standard input ends. One such
- * JVM, long warm, is measured right after each fresh start, so that a start's rate can be divided by the
- * host's rate of that minute: the shared hosts this runs on drift by 20% within minutes, which is more
- * than the spread between starts that the benchmark looks for.
+ * JVM, long warm, is measured before the first fresh start and after each one, so that a start's rate can
+ * be divided by the host's rate of that minute: the shared hosts this runs on drift by 20% within minutes,
+ * which is more than the spread between starts that the benchmark looks for.
  *
  * <ul>
  * <li>{@code embed}: {@code Embeddings.load(M).embed(text)}; M defaults to all-MiniLM-L6-v2 as langchain4j's
