@@ -160,7 +160,7 @@ final class VectorMath {
                 .fma(r, FloatVector.broadcast(S, 1.6666665459E-1f))
                 .fma(r, FloatVector.broadcast(S, 5.0000001201E-1f));
         FloatVector y = p.mul(r.mul(r)).add(r).add(1f);
-        IntVector bits = ((IntVector) rounded.reinterpretAsInts()).add(127 - ROUNDER_BITS).lanewise(VectorOperators.LSHL, 23);
+        IntVector bits = rounded.reinterpretAsInts().add(127 - ROUNDER_BITS).lanewise(VectorOperators.LSHL, 23);
         y.mul(bits.reinterpretAsFloats()).blend(0f, under).blend(Float.POSITIVE_INFINITY, over).intoArray(a, at);
     }
 

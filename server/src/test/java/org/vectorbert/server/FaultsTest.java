@@ -98,6 +98,7 @@ class FaultsTest {
     }
 
     @Test
+    @SuppressWarnings("try") // the streaming socket is closed inside its block, so that the sender's next write fails and it ends
     void aHundredMegabyteBodyIsRefusedWithoutBeingRead() throws Exception {
         try (Socket socket = new Socket("127.0.0.1", server.port())) {
             socket.setSoTimeout(30_000);
