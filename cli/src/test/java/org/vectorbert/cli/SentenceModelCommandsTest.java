@@ -33,7 +33,7 @@ class SentenceModelCommandsTest {
             var first = run("embed", "--model", jar.toString(), "--json", text);
             assertEquals(0, first.exit(), first.err());
             assertTrue(first.err().contains("converting the ONNX export " + jar), first.err());
-            assertTrue(first.err().contains("using what langchain4j's class for it does (mean pooling, normalised, texts cut at 128"),
+            assertTrue(first.err().contains("is langchain4j's AllMiniLmL6V2EmbeddingModel: embedding as it does, mean pooling"),
                     first.err());
             var second = run("embed", "--model", jar.toString(), "--json", text);
             assertEquals("", second.err(), "converted once");
@@ -80,7 +80,7 @@ class SentenceModelCommandsTest {
 
         String url = getClass().getClassLoader().getResource("all-minilm-l6-v2-q.onnx").toString();
         Path quantised = Path.of(new URI(url.substring("jar:".length(), url.indexOf("!/"))));
-        assertUserError(run("embed", "--model", quantised.toString(), "x"), "is a quantised export");
+        assertUserError(run("embed", "--model", quantised.toString(), "x"), "is langchain4j's quantised (int8) AllMiniLmL6V2QuantizedEmbeddingModel");
         Path broken = Files.write(work.resolve("broken.jar"), new byte[] {1, 2, 3});
         assertUserError(run("embed", "--model", broken.toString(), "x"), "is not a readable jar or zip");
         Path notes = Files.writeString(work.resolve("notes.txt"), "hello");

@@ -25,6 +25,17 @@ public final class OnnxConverter implements ModelConverter {
     }
 
     @Override
+    public void check(Path source) {
+        OnnxImport.check(source);
+    }
+
+    /** 2: a langchain4j jar's pooling read from its model class (a table guessed before), and langchain4j.json written. */
+    @Override
+    public String version() {
+        return "2";
+    }
+
+    @Override
     public void convert(Path source, Path target, ModelResolver.Listener listener) {
         OnnxImport.convert(source, target, listener);
     }

@@ -31,6 +31,7 @@ import org.vectorbert.common.Json;
 import org.vectorbert.loader.BertConfig;
 import org.vectorbert.loader.DType;
 import org.vectorbert.loader.Family;
+import org.vectorbert.loader.Langchain4jSettings;
 import org.vectorbert.loader.LoaderException;
 import org.vectorbert.loader.ModelResolver;
 import org.vectorbert.loader.SafetensorsWriter;
@@ -72,17 +73,9 @@ public final class OnnxImport {
 
     private OnnxImport() {}
 
-    /**
-     * How langchain4j's in-process model classes embed, by their package in the jar: mean pooling
-     * (all-MiniLM, e5) or [CLS] (bge), always normalised, truncated as the jar's tokenizer file says.
-     */
-    private static final Map<String, String> LANGCHAIN4J_POOLING = Map.of(
-            "allminilml6v2", "mean", "allminilml6v2q", "mean", "e5smallv2", "mean", "e5smallv2q", "mean",
-            "bgesmallenv15", "cls", "bgesmallenv15q", "cls", "bgesmallen", "cls", "bgesmallenq", "cls");
-
     /** Where an export's pieces are. */
     private record Source(String description, Path onnxFile, String onnxEntry, Path zip, byte[] tokenizer,
-                          Map<String, byte[]> sentenceTransformers, String langchain4jModel, byte[] config) {}
+                          Map<String, byte[]> sentenceTransformers, Langchain4jJar langchain4j, byte[] config) {}
 
     /** Whether {@code path} is something {@link #convert} reads: an .onnx file, a directory holding one, or a jar with one. */
     public static boolean isOnnx(Path path) {
@@ -201,19 +194,20 @@ public final class OnnxImport {
 
     private static Source fromZip(Path jar) {
         try (ZipFile zip = new ZipFile(jar.toFile())) {
-            List<ZipEntry> onnx = zip.stream().filter(e -> e.getName().endsWith(".onnx")).map(e -> (ZipEntry) e).toList();
+            Langchain4jJar langchain4j = Langchain4jJar.isLangchain4j(zip) ? Langchain4jJar.read(jar, zip) : null;
+            if (langchain4j != null && langchain4j.quantised()) {
+                throw new LoaderException(jar + " is langchain4j's quantised (int8) " + langchain4j.simpleName() + ": vectorbert reads"
+                        + " float32 exports; use the artifact without -q, which vectorbert runs at float32's accuracy");
+            }
+            List<ZipEntry> onnx = langchain4j != null && langchain4j.onnxEntry() != null ? List.of(zip.getEntry(langchain4j.onnxEntry()))
+                    : zip.stream().filter(e -> e.getName().endsWith(".onnx")).map(e -> (ZipEntry) e).toList();
             if (onnx.size() != 1) {
                 throw new LoaderException(jar + " holds " + (onnx.isEmpty() ? "no .onnx file" : onnx.size() + " .onnx files ("
                         + String.join(", ", onnx.stream().map(ZipEntry::getName).toList()) + ")") + "; vectorbert reads jars with one");
             }
-            ZipEntry tokenizer = zip.stream().filter(e -> e.getName().endsWith("tokenizer.json")).findFirst()
+            ZipEntry tokenizer = langchain4j != null && langchain4j.tokenizerEntry() != null ? zip.getEntry(langchain4j.tokenizerEntry())
+                    : zip.stream().filter(e -> e.getName().endsWith("tokenizer.json")).findFirst()
                     .orElseThrow(() -> new LoaderException(jar + " holds no tokenizer.json beside " + onnx.getFirst().getName()));
-            String langchain4j = zip.stream().map(ZipEntry::getName)
-                    .map(n -> {
-                        Matcher m = Pattern.compile("dev/langchain4j/model/embedding/(?:onnx/)?([a-z0-9]+)/").matcher(n);
-                        return m.lookingAt() ? m.group(1) : null;
-                    })
-                    .filter(n -> n != null && !n.equals("onnx")).findFirst().orElse(null);
             byte[] tokenizerBytes;
             try (InputStream in = zip.getInputStream(tokenizer)) {
                 tokenizerBytes = in.readAllBytes();
@@ -951,27 +945,39 @@ public final class OnnxImport {
     }
 
     /**
-     * The sentence-transformers files found beside the source; for a langchain4j jar, which has none,
-     * the settings its model class embeds with.
+     * The sentence-transformers files found beside the source; for a langchain4j jar, which has none, the settings its
+     * model class embeds with, and {@code langchain4j.json} saying where each came from.
      */
     private static void writeSentenceTransformers(Source src, Path outDir, ModelResolver.Listener listener) throws IOException {
         Map<String, byte[]> files = new LinkedHashMap<>(src.sentenceTransformers());
-        if (src.langchain4jModel() != null) {
-            String pooling = LANGCHAIN4J_POOLING.getOrDefault(src.langchain4jModel(), "mean");
+        Langchain4jJar jar = src.langchain4j();
+        if (jar != null) {
             JsonNode truncation = Json.parse(src.tokenizer(), "tokenizer.json", LoaderException::new).path("truncation");
-            int maxLength = truncation.path("max_length").asInt(512);
+            // langchain4j's OnnxBertBiEncoder tokenizes with DJL, which cuts as the tokenizer file says, else at its default
+            // of 512 tokens; its parts of 510 tokens then never see a longer text.
+            int cut = truncation.path("max_length").asInt(0);
+            String tokenizerName = jar.tokenizerEntry() != null ? jar.tokenizerEntry() : "its tokenizer.json";
+            Langchain4jSettings settings = new Langchain4jSettings(jar.className(), jar.pooling(),
+                    jar.simpleName() + " passes PoolingMode." + jar.pooling().toUpperCase(java.util.Locale.ROOT),
+                    "langchain4j's OnnxBertBiEncoder normalises every vector",
+                    cut > 0 ? cut : Langchain4jSettings.DJL_MAX_LENGTH,
+                    cut > 0 ? "the truncation block of " + tokenizerName
+                            : tokenizerName + " sets no truncation, so DJL's tokenizer cuts at its default of "
+                            + Langchain4jSettings.DJL_MAX_LENGTH);
             files.put("modules.json", """
                     [{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
                      {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
                      {"idx": 2, "name": "2", "path": "2_Normalize", "type": "sentence_transformers.models.Normalize"}]
                     """.getBytes(StandardCharsets.UTF_8));
-            files.put("1_Pooling/config.json", ("{\"pooling_mode_cls_token\": " + pooling.equals("cls")
-                    + ", \"pooling_mode_mean_tokens\": " + pooling.equals("mean") + "}\n").getBytes(StandardCharsets.UTF_8));
+            files.put("1_Pooling/config.json", ("{\"pooling_mode_cls_token\": " + jar.pooling().equals("cls")
+                    + ", \"pooling_mode_mean_tokens\": " + jar.pooling().equals("mean") + "}\n").getBytes(StandardCharsets.UTF_8));
             files.put("2_Normalize/", new byte[0]);
-            files.put("sentence_bert_config.json", ("{\"max_seq_length\": " + maxLength + ", \"do_lower_case\": false}\n")
+            files.put("sentence_bert_config.json", ("{\"max_seq_length\": " + settings.maxTokens() + ", \"do_lower_case\": false}\n")
                     .getBytes(StandardCharsets.UTF_8));
-            listener.log(src.description() + " carries no sentence-transformers settings: using what langchain4j's class for it does ("
-                    + pooling + " pooling, normalised, texts cut at " + maxLength + " tokens as its tokenizer file says)");
+            files.put(Langchain4jSettings.FILE, settings.toJson());
+            listener.log(src.description() + " is langchain4j's " + jar.simpleName() + ": embedding as it does, " + jar.pooling()
+                    + " pooling (" + settings.poolingFrom() + "), normalised, texts cut at " + settings.maxTokens() + " tokens ("
+                    + settings.maxTokensFrom() + ")");
         }
         for (Map.Entry<String, byte[]> f : files.entrySet()) {
             Path target = outDir.resolve(f.getKey());
@@ -982,5 +988,10 @@ public final class OnnxImport {
                 AtomicFiles.write(target, f.getValue());
             }
         }
+    }
+
+    /** Reads what {@link #convert} would read first (a langchain4j jar's model class, the tokenizer), refusing what it would refuse. */
+    static void check(Path source) {
+        locate(source);
     }
 }

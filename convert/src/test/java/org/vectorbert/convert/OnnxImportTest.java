@@ -28,6 +28,7 @@ import org.vectorbert.convert.testing.OnnxFamilies;
 import org.vectorbert.convert.testing.RealModels;
 import org.vectorbert.loader.BertCheckpoint;
 import org.vectorbert.loader.BertConfig;
+import org.vectorbert.loader.Langchain4jSettings;
 import org.vectorbert.loader.LoaderException;
 import org.vectorbert.loader.ModelResolver;
 import org.vectorbert.loader.SentenceTransformersConfig;
@@ -82,8 +83,12 @@ class OnnxImportTest {
         assertEquals(List.of("mean"), st.poolingModes());
         assertTrue(st.normalize());
         assertEquals(128, st.maxSeqLength(), "langchain4j cuts at its tokenizer file's 128 tokens");
-        assertTrue(log.lines.stream().anyMatch(l -> l.contains("carries no sentence-transformers settings: using what langchain4j's class"
-                + " for it does (mean pooling, normalised, texts cut at 128 tokens")), log.lines.toString());
+        assertTrue(log.lines.stream().anyMatch(l -> l.contains("is langchain4j's AllMiniLmL6V2EmbeddingModel: embedding as it does, mean"
+                + " pooling (AllMiniLmL6V2EmbeddingModel passes PoolingMode.MEAN), normalised, texts cut at 128 tokens (the truncation"
+                + " block of all-minilm-l6-v2-tokenizer.json)")), log.lines.toString());
+        Langchain4jSettings settings = Langchain4jSettings.read(out).orElseThrow();
+        assertEquals("dev.langchain4j.model.embedding.onnx.allminilml6v2.AllMiniLmL6V2EmbeddingModel", settings.modelClass());
+        assertEquals(128, settings.maxTokens());
         assertArrayEquals(Files.readAllBytes(RealModels.allMiniLm().resolve("model.safetensors")),
                 Files.readAllBytes(out.resolve("model.safetensors")), "the same file every time");
     }
@@ -108,7 +113,17 @@ class OnnxImportTest {
 
     @Test
     void whatIsNotAPlainFloat32BertExportIsRefusedInOneLine() throws IOException {
-        String quantised = refusal(() -> OnnxImport.convert(jar("all-minilm-l6-v2-q.onnx"), dir.resolve("q"), ModelResolver.Listener.silent()));
+        // langchain4j's -q jar is told by its model class, before its export is read; the export alone by its operators.
+        String quantisedJar = refusal(() -> OnnxImport.convert(jar("all-minilm-l6-v2-q.onnx"), dir.resolve("qj"), ModelResolver.Listener.silent()));
+        assertTrue(quantisedJar.endsWith("is langchain4j's quantised (int8) AllMiniLmL6V2QuantizedEmbeddingModel: vectorbert reads float32"
+                + " exports; use the artifact without -q, which vectorbert runs at float32's accuracy"), quantisedJar);
+        assertFalse(Files.exists(dir.resolve("qj")));
+        Path loose = Files.createDirectories(dir.resolve("qloose"));
+        try (ZipFile q = new ZipFile(jar("all-minilm-l6-v2-q.onnx").toFile())) {
+            copy(q, "all-minilm-l6-v2-q.onnx", loose.resolve("model.onnx"));
+            copy(q, "all-minilm-l6-v2-q-tokenizer.json", loose.resolve("tokenizer.json"));
+        }
+        String quantised = refusal(() -> OnnxImport.convert(loose, dir.resolve("q"), ModelResolver.Listener.silent()));
         assertTrue(quantised.contains("is a quantised export (DequantizeLinear, DynamicQuantizeLinear, MatMulInteger nodes): vectorbert reads float32"
                 + " exports"), quantised);
         assertFalse(Files.exists(dir.resolve("q/model.safetensors")));

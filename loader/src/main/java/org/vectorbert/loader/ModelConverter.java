@@ -18,6 +18,20 @@ public interface ModelConverter {
     /** Whether {@code path} is something this converter reads (cheap: looks at names, not contents). */
     boolean accepts(Path path);
 
+    /**
+     * Refuses, before any conversion starts, what {@link #convert} would refuse on reading its first pieces (a
+     * quantised langchain4j jar, a jar whose settings cannot be read); the default checks nothing.
+     */
+    default void check(Path source) { }
+
+    /**
+     * Part of the cache key of a conversion: a converter that now writes a directory differently returns a new value,
+     * so that directories converted by an older vectorbert are converted again. Empty by default.
+     */
+    default String version() {
+        return "";
+    }
+
     /** Converts {@code source} into {@code target}, a directory it creates, telling {@code listener} how it goes. */
     void convert(Path source, Path target, ModelResolver.Listener listener);
 }

@@ -227,17 +227,21 @@ public final class ModelResolver {
     private static Path converted(Path source, ModelConverter converter, Listener listener) {
         Path absolute = source.toAbsolutePath().normalize();
         Path target = ModelHome.root().resolve("models").resolve("converted").resolve(
-                absolute.getFileName().toString().replaceAll("[^A-Za-z0-9._-]", "_") + "-" + checkpointKey(absolute));
+                absolute.getFileName().toString().replaceAll("[^A-Za-z0-9._-]", "_") + "-" + checkpointKey(absolute, converter.version()));
         if (Files.isRegularFile(target.resolve("config.json"))) {
             return target;
         }
+        converter.check(source);
         listener.log("converting the " + converter.kind() + " " + source + " into " + target + " (once)");
         ModelHome.convertInto(target, staging -> converter.convert(source, staging, listener), staging -> { });
         return target;
     }
 
-    private static String checkpointKey(Path source) {
+    private static String checkpointKey(Path source, String converterVersion) {
         StringBuilder key = new StringBuilder(source.toString());
+        if (!converterVersion.isEmpty()) {
+            key.append("\nconverter ").append(converterVersion);
+        }
         try (var files = Files.isDirectory(source) ? Files.walk(source, 2) : java.util.stream.Stream.of(source)) {
             for (Path p : files.filter(Files::isRegularFile).sorted().toList()) {
                 key.append('\n').append(p).append(' ').append(Files.size(p)).append(' ').append(Files.getLastModifiedTime(p));
