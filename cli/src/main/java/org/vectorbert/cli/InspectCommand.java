@@ -17,6 +17,7 @@ import org.vectorbert.engine.HeadKind;
 import org.vectorbert.loader.BertCheckpoint;
 import org.vectorbert.loader.BertConfig;
 import org.vectorbert.loader.DType;
+import org.vectorbert.loader.DeclaredEmbedding;
 import org.vectorbert.loader.Tensor;
 import org.vectorbert.tokenizer.Tokenizer;
 import picocli.CommandLine.Command;
@@ -27,7 +28,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "inspect",
         mixinStandardHelpOptions = true,
         addMethodSubcommands = false,
-        description = "Show a model's configuration and tensors: names, dtypes, shapes, parameter and byte counts.",
+        description = "Show a model's configuration, how it embeds by default (pooling, normalisation, maximum length, prompts, "
+                + "and which file says each) and its tensors: names, dtypes, shapes, parameter and byte counts.",
         footer = {"", "Examples:",
             "  vectorbert inspect                       (the default bert-base-uncased)",
             "  vectorbert inspect --model google-bert/bert-base-uncased --json   (from the Hugging Face cache or hub)",
@@ -69,6 +71,14 @@ final class InspectCommand implements Callable<Integer> {
         Set<HeadKind> heads = BertModel.headsIn(c);
         b.append("heads:      ").append(String.join(", ", Arrays.stream(HeadKind.values())
                 .map(h -> h.shortName() + (heads.contains(h) ? " yes" : " no")).toList())).append('\n');
+        DeclaredEmbedding e = embedding(c);
+        b.append("pooling:    ").append(String.join("+", e.pooling())).append("  (").append(e.poolingFrom()).append(")\n");
+        b.append("normalised: ").append(e.normalize() ? "yes" : "no").append("  (").append(e.normalizeFrom()).append(")\n");
+        b.append("max length: ").append(e.maxTokens()).append(" tokens, longer texts ").append(e.cut() ? "cut" : "refused").append("  (")
+                .append(e.maxTokensFrom()).append(")\n");
+        b.append("prompts:    ").append(e.prompts().isEmpty() ? "none" : String.join(", ", e.prompts().entrySet().stream()
+                .map(p -> p.getKey() + " \"" + p.getValue() + "\"" + (p.getKey().equals(e.defaultPrompt()) ? " (default)" : "")).toList()))
+                .append("  (").append(e.promptsFrom()).append(")\n");
         for (String problem : problems(c)) {
             b.append("problem:    ").append(problem).append('\n');
         }
@@ -78,6 +88,23 @@ final class InspectCommand implements Callable<Integer> {
             b.append(String.format("%-" + width + "s  %-5s  %s%n", t.name(), t.dtype(), t.shapeString()));
         }
         return b.toString();
+    }
+
+    /** How the model embeds by default, and where each setting comes from (the tokenizer's limit, when it loads, with the model's). */
+    static DeclaredEmbedding embedding(BertCheckpoint c) {
+        int positions = c.config().maxTokens();
+        int max = positions;
+        String from = "the model's " + positions + " positions";
+        try {
+            int tokenizerMax = Tokenizer.fromDirectory(c.directory()).modelMaxLength();
+            if (tokenizerMax < positions) {
+                max = tokenizerMax;
+                from = "the tokenizer's model_max_length";
+            }
+        } catch (VectorbertException e) {
+            // named among the problems
+        }
+        return DeclaredEmbedding.of(c.directory(), max, from);
     }
 
     /** Where config.json, the weights and the tokenizer disagree: the model will not load, and this says why. */
@@ -111,6 +138,14 @@ final class InspectCommand implements Callable<Integer> {
         for (HeadKind h : HeadKind.values()) {
             o.put(h.key(), heads.contains(h));
         }
+        DeclaredEmbedding e = embedding(c);
+        ObjectNode embedding = o.putObject("embedding");
+        e.pooling().forEach(embedding.putArray("pooling")::add);
+        embedding.put("pooling_from", e.poolingFrom()).put("normalize", e.normalize()).put("normalize_from", e.normalizeFrom())
+                .put("max_tokens", e.maxTokens()).put("truncate", e.cut()).put("max_tokens_from", e.maxTokensFrom());
+        ObjectNode prompts = embedding.putObject("prompts");
+        e.prompts().forEach(prompts::put);
+        embedding.put("default_prompt_name", e.defaultPrompt()).put("prompts_from", e.promptsFrom());
         ArrayNode problems = o.putArray("problems");
         problems(c).forEach(problems::add);
         ArrayNode tensors = o.putArray("tensors");

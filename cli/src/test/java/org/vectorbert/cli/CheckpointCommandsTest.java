@@ -52,6 +52,11 @@ class CheckpointCommandsTest {
         var table = run("inspect", "--model", out.toString());
         assertTrue(table.out().contains("config:     bert (BERT family), 12 layers, hidden 768, 12 heads"), table.out());
         assertTrue(table.out().contains("bert.encoder.layer.0.attention.self.query.weight"), table.out());
+        assertTrue(table.out().contains("pooling:    cls  (no sentence-transformers files: vectorbert's default)\n"
+                + "normalised: no  (no sentence-transformers Normalize module)\n"
+                + "max length: 512 tokens, longer texts refused  (the model's 512 positions; longer texts are refused unless truncation"
+                + " is asked for)\n"), table.out());
+        assertEquals("cls", json.get("embedding").get("pooling").get(0).asText());
 
         // A truncated copy is refused with one line and exit code 2.
         Path broken = Files.createDirectories(dir.resolve("broken"));

@@ -37,6 +37,11 @@ class SentenceModelCommandsTest {
                     first.err());
             var second = run("embed", "--model", jar.toString(), "--json", text);
             assertEquals("", second.err(), "converted once");
+            var inspected = run("inspect", "--model", jar.toString());
+            assertTrue(inspected.out().contains("pooling:    mean  (langchain4j's dev.langchain4j.model.embedding.onnx.allminilml6v2"
+                    + ".AllMiniLmL6V2EmbeddingModel: AllMiniLmL6V2EmbeddingModel passes PoolingMode.MEAN)\n"
+                    + "normalised: yes  (langchain4j's OnnxBertBiEncoder normalises every vector)\n"
+                    + "max length: 128 tokens, longer texts cut  (the truncation block of all-minilm-l6-v2-tokenizer.json)\n"), inspected.out());
             assertEquals(first.out(), second.out());
             try {
                 JsonNode line = first.jsonLines().getFirst();
@@ -67,6 +72,10 @@ class SentenceModelCommandsTest {
         for (int i = 0; i < lines.size(); i++) {
             assertArrayEquals(library.get(i), java.util.Arrays.copyOfRange(written, i * 384, (i + 1) * 384), "line " + i);
         }
+        var inspected = run("inspect", "--model", model.toString());
+        assertTrue(inspected.out().contains("pooling:    mean  (the Pooling module's config.json)\n"
+                + "normalised: yes  (modules.json has a Normalize module)\n"
+                + "max length: 256 tokens, longer texts cut  (sentence_bert_config.json's max_seq_length)\n"), inspected.out());
         assertUserError(run("embed", "--model", model.toString(), "--no-truncate", "word ".repeat(300)),
                 "is 302 tokens, longer than the model's 256; shorten it or turn truncation on (--truncate cuts it to fit)");
     }

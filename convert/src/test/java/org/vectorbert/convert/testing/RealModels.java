@@ -82,6 +82,8 @@ public final class RealModels {
                          "pooling_mode_max_tokens": false, "pooling_mode_mean_sqrt_len_tokens": false}
                         """);
                 Files.writeString(model.resolve("sentence_bert_config.json"), "{\"max_seq_length\": 256, \"do_lower_case\": false}");
+                // sentence-transformers' own directory, as the hub has it: no record of langchain4j's class.
+                Files.delete(model.resolve(org.vectorbert.loader.Langchain4jSettings.FILE));
                 allMiniLm = model;
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
