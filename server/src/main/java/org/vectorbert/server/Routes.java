@@ -147,18 +147,21 @@ final class Routes {
 
     /**
      * OpenAI's POST /v1/embeddings: unit-length vectors as floats or base64 (little-endian float32),
-     * with the tokens counted in {@code usage}.
+     * with the tokens counted in {@code usage}. Up to OpenAI's 2,048 inputs a request, each cut to the model's
+     * length unless the server was started with {@code v1Truncate} off (an OpenAI client has no way to ask);
+     * {@code model} is not checked (the server serves one), and the answer names the served model.
      */
     Object openAiEmbeddings(JsonNode body, Client client) {
-        List<String> texts = Json.texts(body, "input", options.maxClientBatchSize());
+        List<String> texts = Json.texts(body, "input", ServerOptions.OPENAI_MAX_INPUTS);
         String format = Json.string(body, "encoding_format");
         if (format != null && !format.equals("float") && !format.equals("base64")) {
             throw ApiError.validation("`encoding_format` must be \"float\" or \"base64\", was \"" + format + "\"");
         }
         Json.string(body, "model");
         Json.string(body, "user");
-        Embeddings pipeline = embedder.variant(null, true, null, Json.integer(body, "dimensions"));
-        Embedder.Embedded done = embedder.embed(pipeline, texts, TruncationSide.RIGHT, false, client);
+        Embeddings pipeline = embedder.variant(options.v1Truncate(), true, null, Json.integer(body, "dimensions"));
+        Embedder.Embedded done = embedder.embed(pipeline, texts, TruncationSide.RIGHT, false, client,
+                "shorten it: this server was started not to cut texts sent to /v1/embeddings (serve --v1-truncate false)");
         ArrayNode data = Json.MAPPER.createArrayNode();
         for (int i = 0; i < done.results().size(); i++) {
             float[] v = done.results().get(i).pooled();
@@ -294,6 +297,8 @@ final class Routes {
         out.put("max_client_batch_size", options.maxClientBatchSize());
         out.put("payload_limit", options.payloadLimit());      // not TEI's: so a client can size its requests
         out.put("auto_truncate", options.autoTruncate());
+        out.put("v1_truncate", options.v1Truncate());         // not TEI's: whether /v1/embeddings cuts long texts
+        out.put("v1_max_inputs", ServerOptions.OPENAI_MAX_INPUTS);   // not TEI's: /v1/embeddings' batch limit
         out.put("tokenization_workers", Runtime.getRuntime().availableProcessors());
         out.put("version", EmbeddingServer.VERSION);
         out.putNull("sha");
