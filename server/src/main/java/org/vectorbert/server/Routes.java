@@ -35,7 +35,7 @@ import org.vectorbert.tokenizer.EncodeOptions;
 
 /**
  * What each model route does with its JSON body: TEI's /embed, /embed_all, /tokenize, /decode and
- * /info, OpenAI's /v1/embeddings, and /fill-mask in the shape of Hugging Face's inference API.
+ * /info, OpenAI's /v1/embeddings and /v1/models, and /fill-mask in the shape of Hugging Face's inference API.
  * Each returns what is written back as JSON, or throws an {@link ApiError}.
  */
 final class Routes {
@@ -43,6 +43,8 @@ final class Routes {
     private final ServerOptions options;
     private final Embedder embedder;
     private final Batcher batcher;
+    /** When the model began to be served, in seconds since the epoch: OpenAI's {@code created} of /v1/models. */
+    private final long servingSince = java.time.Instant.now().getEpochSecond();
 
     Routes(Models models, ServerOptions options, Embedder embedder, Batcher batcher) {
         this.models = models;
@@ -182,6 +184,27 @@ final class Routes {
         out.put("model", models.id());
         out.putObject("usage").put("prompt_tokens", done.tokens()).put("total_tokens", done.tokens());
         return out;
+    }
+
+    /** OpenAI's GET /v1/models: the one model served, in OpenAI's list shape. */
+    Object openAiModels() {
+        ObjectNode out = Json.object().put("object", "list");
+        out.putArray("data").add(openAiModel());
+        return out;
+    }
+
+    /** OpenAI's GET /v1/models/{id}: the served model when {@code id} names it, else 404 as OpenAI answers a model it has not. */
+    Object openAiModel(String id) {
+        if (!models.id().equals(id)) {
+            throw new ApiError(404, "model_not_found", "The model '" + id + "' does not exist: this server serves '" + models.id()
+                    + "' (GET /v1/models)");
+        }
+        return openAiModel();
+    }
+
+    /** The served model as OpenAI describes a model; created is when this server started serving it. */
+    private ObjectNode openAiModel() {
+        return Json.object().put("id", models.id()).put("object", "model").put("created", servingSince).put("owned_by", "vectorbert");
     }
 
     private static TruncationSide side(JsonNode body) {
