@@ -265,12 +265,13 @@ final class ServeClient {
     }
 
     /**
-     * Whether {@code --model asked} names the model the server reports as {@code served} (its own --model argument):
-     * the same text, or two paths to the same directory.
+     * Whether {@code --model asked} names the model the server reports as {@code served}: the same text, the name serve
+     * gives a model it was started with by that argument ({@link ServeCommand#servedName}: a directory's name, not its path),
+     * or two paths to the same directory (a server that reports its path).
      */
     static boolean sameModel(String asked, String served) {
-        if (asked.equals(served)) {
-            return true;
+        if (asked.equals(served) || ServeCommand.servedName(asked).equals(served)) {
+            return true;                                     // a served model is named, not given by its path (serve)
         }
         try {
             Path a = Path.of(asked);

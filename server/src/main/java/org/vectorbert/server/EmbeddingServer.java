@@ -2,6 +2,9 @@ package org.vectorbert.server;
 
 import java.net.URI;
 import java.util.concurrent.Executors;
+import org.eclipse.jetty.http.UriCompliance;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.GracefulHandler;
@@ -44,7 +47,11 @@ public final class EmbeddingServer implements AutoCloseable {
         threads.setName("vectorbert-http");
         threads.setVirtualThreadsExecutor(Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("vectorbert-request-", 0).factory()));
         this.server = new Server(threads);
-        this.connector = new ServerConnector(server);
+        // A model's name may hold a slash (org/name), which an OpenAI client sends percent-encoded in GET /v1/models/{id}:
+        // Jetty refuses such a path (400) unless told that an encoded separator is fine. No route is a file path here.
+        HttpConfiguration http = new HttpConfiguration();
+        http.setUriCompliance(UriCompliance.DEFAULT.with("DEFAULT+AMBIGUOUS_PATH_SEPARATOR", UriCompliance.Violation.AMBIGUOUS_PATH_SEPARATOR));
+        this.connector = new ServerConnector(server, new HttpConnectionFactory(http));
         connector.setHost(options.host());
         connector.setPort(options.port());
         server.addConnector(connector);

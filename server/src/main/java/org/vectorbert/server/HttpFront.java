@@ -18,6 +18,7 @@ import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.URIUtil;
 
 /**
  * The HTTP side: routes by path and method, the API key, the concurrency and payload limits, the
@@ -52,6 +53,13 @@ final class HttpFront extends Handler.Abstract {
      * served before any check), which a browser opens without an Authorization header; Swagger UI then takes the key.
      */
     private static final Set<String> PUBLIC = Set.of("/health", "/openapi.json", "/docs");
+    /**
+     * OpenAI's GET /v1/models/{model}: every path under /v1/models/ is this route, the rest of the path (percent-decoded)
+     * the model's id, which may hold a slash (org/name). The endpoint finds it among the query's parameters.
+     */
+    private static final String MODEL_ROUTE = "/v1/models/{id}";
+    private static final String MODEL_PREFIX = "/v1/models/";
+    private static final String MODEL_ID = "id";
 
     private final ServerOptions options;
     private final ServerMetrics metrics;
@@ -70,6 +78,8 @@ final class HttpFront extends Handler.Abstract {
         route("POST", "/embed_sparse", "embed_sparse", Gate.LIMITED, true, (b, gone) -> api.embedSparse(b));
         route("POST", "/similarity", "similarity", Gate.LIMITED, true, (b, gone) -> api.similarity(b, gone));
         route("POST", "/v1/embeddings", "openai_embeddings", Gate.LIMITED, true, (b, gone) -> api.openAiEmbeddings(b, gone));
+        route("GET", "/v1/models", "openai_models", Gate.LOADED, false, (b, gone) -> api.openAiModels());
+        route("GET", MODEL_ROUTE, "openai_model", Gate.LOADED, false, (b, gone) -> api.openAiModel(b.path(MODEL_ID).asText()));
         route("POST", "/fill-mask", "fill_mask", Gate.LIMITED, true, (b, gone) -> api.fillMask(b));
         route("POST", "/rerank", "rerank", Gate.LIMITED, true, (b, gone) -> api.rerank(b, gone));
         route("POST", "/predict", "predict", Gate.LIMITED, true, (b, gone) -> api.predict(b, gone));
@@ -120,6 +130,11 @@ final class HttpFront extends Handler.Abstract {
         long start = System.nanoTime();
         String path = request.getHttpURI().getPath();
         Route route = routes.get(path);
+        String modelId = null;
+        if (route == null && path.startsWith(MODEL_PREFIX)) {
+            route = routes.get(MODEL_ROUTE);
+            modelId = URIUtil.decodePath(path.substring(MODEL_PREFIX.length()));
+        }
         if (route == null && path.startsWith("/docs/")) {
             byte[] asset = Docs.asset(path.substring("/docs/".length()));
             if (asset != null) {
@@ -155,7 +170,7 @@ final class HttpFront extends Handler.Abstract {
             }
             byte[] bytes = route.readBody() ? readBody(request) : null;
             bodyRead = true;
-            JsonNode body = bytes != null ? Json.body(bytes) : query(request);
+            JsonNode body = bytes != null ? Json.body(bytes) : query(request, modelId);
             // A request waiting for its batch sends nothing, which is not idleness: without this, the connection's idle
             // timeout (and on stop, Jetty's one-second shutdown idle timeout) failed requests still in the queue.
             request.addIdleTimeoutListener(timeout -> false);
@@ -194,10 +209,16 @@ final class HttpFront extends Handler.Abstract {
         return true;
     }
 
-    /** A GET request's query parameters as a JSON object of strings (the last of a repeated name wins). */
-    private static JsonNode query(Request request) {
+    /**
+     * A GET request's query parameters as a JSON object of strings (the last of a repeated name wins), and the model id
+     * its path names, if any, under {@link #MODEL_ID} (over a query parameter of that name).
+     */
+    private static JsonNode query(Request request, String modelId) {
         ObjectNode out = Json.object();
         Request.extractQueryParameters(request).forEach(field -> out.put(field.getName(), field.getValue()));
+        if (modelId != null) {
+            out.put(MODEL_ID, modelId);
+        }
         return out;
     }
 

@@ -35,7 +35,7 @@ import org.vectorbert.tokenizer.EncodeOptions;
 
 /**
  * What each model route does with its JSON body: TEI's /embed, /embed_all, /tokenize, /decode and
- * /info, OpenAI's /v1/embeddings, and /fill-mask in the shape of Hugging Face's inference API.
+ * /info, OpenAI's /v1/embeddings and /v1/models, and /fill-mask in the shape of Hugging Face's inference API.
  * Each returns what is written back as JSON, or throws an {@link ApiError}.
  */
 final class Routes {
@@ -43,6 +43,8 @@ final class Routes {
     private final ServerOptions options;
     private final Embedder embedder;
     private final Batcher batcher;
+    /** When the model began to be served, in seconds since the epoch: OpenAI's {@code created} of /v1/models. */
+    private final long servingSince = java.time.Instant.now().getEpochSecond();
 
     Routes(Models models, ServerOptions options, Embedder embedder, Batcher batcher) {
         this.models = models;
@@ -147,18 +149,21 @@ final class Routes {
 
     /**
      * OpenAI's POST /v1/embeddings: unit-length vectors as floats or base64 (little-endian float32),
-     * with the tokens counted in {@code usage}.
+     * with the tokens counted in {@code usage}. Up to OpenAI's 2,048 inputs a request, each cut to the model's
+     * length unless the server was started with {@code v1Truncate} off (an OpenAI client has no way to ask);
+     * {@code model} is not checked (the server serves one), and the answer names the served model.
      */
     Object openAiEmbeddings(JsonNode body, Client client) {
-        List<String> texts = Json.texts(body, "input", options.maxClientBatchSize());
+        List<String> texts = Json.texts(body, "input", ServerOptions.OPENAI_MAX_INPUTS);
         String format = Json.string(body, "encoding_format");
         if (format != null && !format.equals("float") && !format.equals("base64")) {
             throw ApiError.validation("`encoding_format` must be \"float\" or \"base64\", was \"" + format + "\"");
         }
         Json.string(body, "model");
         Json.string(body, "user");
-        Embeddings pipeline = embedder.variant(null, true, null, Json.integer(body, "dimensions"));
-        Embedder.Embedded done = embedder.embed(pipeline, texts, TruncationSide.RIGHT, false, client);
+        Embeddings pipeline = embedder.variant(options.v1Truncate(), true, null, Json.integer(body, "dimensions"));
+        Embedder.Embedded done = embedder.embed(pipeline, texts, TruncationSide.RIGHT, false, client,
+                "shorten it: this server was started not to cut texts sent to /v1/embeddings (serve --v1-truncate false)");
         ArrayNode data = Json.MAPPER.createArrayNode();
         for (int i = 0; i < done.results().size(); i++) {
             float[] v = done.results().get(i).pooled();
@@ -179,6 +184,27 @@ final class Routes {
         out.put("model", models.id());
         out.putObject("usage").put("prompt_tokens", done.tokens()).put("total_tokens", done.tokens());
         return out;
+    }
+
+    /** OpenAI's GET /v1/models: the one model served, in OpenAI's list shape. */
+    Object openAiModels() {
+        ObjectNode out = Json.object().put("object", "list");
+        out.putArray("data").add(openAiModel());
+        return out;
+    }
+
+    /** OpenAI's GET /v1/models/{id}: the served model when {@code id} names it, else 404 as OpenAI answers a model it has not. */
+    Object openAiModel(String id) {
+        if (!models.id().equals(id)) {
+            throw new ApiError(404, "model_not_found", "The model '" + id + "' does not exist: this server serves '" + models.id()
+                    + "' (GET /v1/models)");
+        }
+        return openAiModel();
+    }
+
+    /** The served model as OpenAI describes a model; created is when this server started serving it. */
+    private ObjectNode openAiModel() {
+        return Json.object().put("id", models.id()).put("object", "model").put("created", servingSince).put("owned_by", "vectorbert");
     }
 
     private static TruncationSide side(JsonNode body) {
@@ -294,6 +320,8 @@ final class Routes {
         out.put("max_client_batch_size", options.maxClientBatchSize());
         out.put("payload_limit", options.payloadLimit());      // not TEI's: so a client can size its requests
         out.put("auto_truncate", options.autoTruncate());
+        out.put("v1_truncate", options.v1Truncate());         // not TEI's: whether /v1/embeddings cuts long texts
+        out.put("v1_max_inputs", ServerOptions.OPENAI_MAX_INPUTS);   // not TEI's: /v1/embeddings' batch limit
         out.put("tokenization_workers", Runtime.getRuntime().availableProcessors());
         out.put("version", EmbeddingServer.VERSION);
         out.putNull("sha");

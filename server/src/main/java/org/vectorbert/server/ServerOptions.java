@@ -9,15 +9,23 @@ import java.time.Duration;
  * @param host                  address to bind (loopback unless asked otherwise)
  * @param port                  port to bind, 0 for any free one
  * @param maxBatchTokens        positions (padding included) one forward pass may hold; requests are batched up to it
- * @param maxClientBatchSize    texts one request may carry
+ * @param maxClientBatchSize    texts one request to TEI's routes may carry (/v1/embeddings takes {@link #OPENAI_MAX_INPUTS})
  * @param maxConcurrentRequests requests in progress at once; more are answered 429 at once
  * @param payloadLimit          bytes a request body may have; more are answered 413 without being read
- * @param autoTruncate          whether texts longer than the model takes are cut when a request does not say
- * @param apiKey                the bearer token every route but /health then needs, or null for none
+ * @param autoTruncate          whether TEI's routes cut texts longer than the model takes when a request does not say
+ * @param v1Truncate            whether OpenAI's /v1/embeddings cuts texts longer than the model takes (an OpenAI client
+ *                              cannot say; refused with 422 when false)
+ * @param apiKey                the bearer token every route but /health, /openapi.json and /docs then needs, or null for none
  * @param shutdownTimeout       how long a stop waits for requests in flight before closing their connections
  */
 public record ServerOptions(String host, int port, int maxBatchTokens, int maxClientBatchSize, int maxConcurrentRequests,
-                            long payloadLimit, boolean autoTruncate, String apiKey, Duration shutdownTimeout) {
+                            long payloadLimit, boolean autoTruncate, boolean v1Truncate, String apiKey, Duration shutdownTimeout) {
+    /**
+     * Inputs one /v1/embeddings request may carry: OpenAI's own limit, which its clients batch up to (langchain4j's
+     * OpenAiEmbeddingModel sends 2,048 at once); {@link #maxClientBatchSize} is TEI's routes' limit.
+     */
+    public static final int OPENAI_MAX_INPUTS = 2048;
+
     public ServerOptions {
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("port must be 0 to 65535, was " + port);
@@ -37,52 +45,62 @@ public record ServerOptions(String host, int port, int maxBatchTokens, int maxCl
         }
     }
 
-    /** TEI's defaults: 16384 batch tokens, 32 texts a request, 512 concurrent requests, 2 MB bodies; loopback, port 8080. */
+    /**
+     * TEI's defaults: 16384 batch tokens, 32 texts a request, 512 concurrent requests, 2 MB bodies; loopback, port 8080;
+     * TEI's routes refuse a text longer than the model takes unless the request says {@code truncate}, /v1/embeddings cuts it.
+     */
     public static ServerOptions defaults() {
-        return new ServerOptions("127.0.0.1", 8080, 16384, 32, 512, 2_000_000, false, null, Duration.ofSeconds(30));
+        return new ServerOptions("127.0.0.1", 8080, 16384, 32, 512, 2_000_000, false, true, null, Duration.ofSeconds(30));
     }
 
     public ServerOptions withHost(String h) {
-        return new ServerOptions(h, port, maxBatchTokens, maxClientBatchSize, maxConcurrentRequests, payloadLimit, autoTruncate, apiKey,
-                shutdownTimeout);
+        return new ServerOptions(h, port, maxBatchTokens, maxClientBatchSize, maxConcurrentRequests, payloadLimit, autoTruncate,
+                v1Truncate, apiKey, shutdownTimeout);
     }
 
     public ServerOptions withPort(int p) {
-        return new ServerOptions(host, p, maxBatchTokens, maxClientBatchSize, maxConcurrentRequests, payloadLimit, autoTruncate, apiKey,
-                shutdownTimeout);
+        return new ServerOptions(host, p, maxBatchTokens, maxClientBatchSize, maxConcurrentRequests, payloadLimit, autoTruncate,
+                v1Truncate, apiKey, shutdownTimeout);
     }
 
     public ServerOptions withMaxBatchTokens(int n) {
-        return new ServerOptions(host, port, n, maxClientBatchSize, maxConcurrentRequests, payloadLimit, autoTruncate, apiKey,
-                shutdownTimeout);
+        return new ServerOptions(host, port, n, maxClientBatchSize, maxConcurrentRequests, payloadLimit, autoTruncate, v1Truncate,
+                apiKey, shutdownTimeout);
     }
 
     public ServerOptions withMaxClientBatchSize(int n) {
-        return new ServerOptions(host, port, maxBatchTokens, n, maxConcurrentRequests, payloadLimit, autoTruncate, apiKey,
+        return new ServerOptions(host, port, maxBatchTokens, n, maxConcurrentRequests, payloadLimit, autoTruncate, v1Truncate, apiKey,
                 shutdownTimeout);
     }
 
     public ServerOptions withMaxConcurrentRequests(int n) {
-        return new ServerOptions(host, port, maxBatchTokens, maxClientBatchSize, n, payloadLimit, autoTruncate, apiKey, shutdownTimeout);
+        return new ServerOptions(host, port, maxBatchTokens, maxClientBatchSize, n, payloadLimit, autoTruncate, v1Truncate, apiKey,
+                shutdownTimeout);
     }
 
     public ServerOptions withPayloadLimit(long bytes) {
-        return new ServerOptions(host, port, maxBatchTokens, maxClientBatchSize, maxConcurrentRequests, bytes, autoTruncate, apiKey,
-                shutdownTimeout);
+        return new ServerOptions(host, port, maxBatchTokens, maxClientBatchSize, maxConcurrentRequests, bytes, autoTruncate, v1Truncate,
+                apiKey, shutdownTimeout);
     }
 
     public ServerOptions withAutoTruncate(boolean t) {
-        return new ServerOptions(host, port, maxBatchTokens, maxClientBatchSize, maxConcurrentRequests, payloadLimit, t, apiKey,
-                shutdownTimeout);
+        return new ServerOptions(host, port, maxBatchTokens, maxClientBatchSize, maxConcurrentRequests, payloadLimit, t, v1Truncate,
+                apiKey, shutdownTimeout);
     }
 
     public ServerOptions withApiKey(String key) {
-        return new ServerOptions(host, port, maxBatchTokens, maxClientBatchSize, maxConcurrentRequests, payloadLimit, autoTruncate, key,
-                shutdownTimeout);
+        return new ServerOptions(host, port, maxBatchTokens, maxClientBatchSize, maxConcurrentRequests, payloadLimit, autoTruncate,
+                v1Truncate, key, shutdownTimeout);
     }
 
     public ServerOptions withShutdownTimeout(Duration d) {
-        return new ServerOptions(host, port, maxBatchTokens, maxClientBatchSize, maxConcurrentRequests, payloadLimit, autoTruncate, apiKey,
-                d);
+        return new ServerOptions(host, port, maxBatchTokens, maxClientBatchSize, maxConcurrentRequests, payloadLimit, autoTruncate,
+                v1Truncate, apiKey, d);
+    }
+
+    public ServerOptions withV1Truncate(boolean t) {
+        return new ServerOptions(host, port, maxBatchTokens, maxClientBatchSize, maxConcurrentRequests, payloadLimit, autoTruncate, t,
+                apiKey,
+                shutdownTimeout);
     }
 }

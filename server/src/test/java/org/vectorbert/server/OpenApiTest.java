@@ -80,6 +80,8 @@ class OpenApiTest {
                     + "\"sentences\": [\"paris is the capital of france .\", \"bananas are yellow .\"]}, \"parameters\": {\"truncate\": true}}")),
             Map.entry("POST /v1/embeddings", List.of("{\"input\": [\"paris\", \"berlin is in germany .\"], \"model\": \"tiny\"}",
                     "{\"input\": \"paris\", \"encoding_format\": \"base64\", \"dimensions\": 4}")),
+            Map.entry("GET /v1/models", List.of("")),
+            Map.entry("GET /v1/models/{id}", List.of("tiny")),
             Map.entry("POST /fill-mask", List.of("{\"inputs\": \"paris is the [MASK] of france .\"}",
                     "{\"inputs\": \"[MASK] is the [MASK] of france .\", \"parameters\": {\"top_k\": 2}}",
                     "{\"inputs\": [\"paris is the [MASK] of france .\", \"[MASK] is the [MASK] .\"], \"parameters\": {\"targets\": [\"capital\", \"city\"]}}")),
@@ -117,6 +119,7 @@ class OpenApiTest {
             new Refusal("POST /similarity", "{\"inputs\": {\"sentences\": [\"paris\"]}}", 422, "Validation"),
             new Refusal("POST /v1/embeddings", "{\"input\": []}", 400, "Empty"),
             new Refusal("POST /v1/embeddings", "{\"input\": \"paris\", \"encoding_format\": \"hex\"}", 422, "Validation"),
+            new Refusal("GET /v1/models/{id}", "text-embedding-3-small", 404, "model_not_found"),
             new Refusal("POST /fill-mask", "{\"inputs\": []}", 400, "Empty"),
             new Refusal("POST /fill-mask", "{\"inputs\": \"no mask here\"}", 422, "Validation"),
             new Refusal("POST /rerank", "{\"query\": \"q\", \"texts\": []}", 400, "Empty"),
@@ -155,7 +158,8 @@ class OpenApiTest {
         ready = EmbeddingServer.start(ServerOptions.defaults().withPort(0));
         ready.ready(Models.of("tiny", tiny));
         guarded = EmbeddingServer.start(ServerOptions.defaults().withPort(0).withApiKey(KEY));
-        guarded.ready(new Models("bare", tiny, Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty()));
+        // The same name as the others', so that GET /v1/models/tiny finds it.
+        guarded.ready(new Models("tiny", tiny, Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty()));
         loading = EmbeddingServer.start(ServerOptions.defaults().withPort(0));
         limited = EmbeddingServer.start(ServerOptions.defaults().withPort(0).withMaxConcurrentRequests(1).withPayloadLimit(PAYLOAD_LIMIT));
         limited.ready(Models.of("tiny", tiny));
@@ -407,12 +411,17 @@ class OpenApiTest {
         }
     }
 
-    /** {@code operation} ("METHOD /path") with {@code request}: the JSON body for POST, the query ("?a=b" or "") for GET. */
+    /**
+     * {@code operation} ("METHOD /path") with {@code request}: the JSON body for POST, the query ("?a=b" or "") for GET, or
+     * for a GET path with a parameter ("/v1/models/{id}") the parameter's value.
+     */
     static HttpResponse<String> send(EmbeddingServer server, String operation, String request, String key)
             throws IOException, InterruptedException {
         String[] parts = operation.split(" ", 2);
         boolean post = parts[0].equals("POST");
-        HttpRequest.Builder builder = HttpRequest.newBuilder(server.uri().resolve(parts[1].substring(1) + (post ? "" : request)));
+        String path = parts[1].substring(1);
+        String target = post ? path : path.contains("{id}") ? path.replace("{id}", request) : path + request;
+        HttpRequest.Builder builder = HttpRequest.newBuilder(server.uri().resolve(target));
         if (key != null) {
             builder.header("Authorization", "Bearer " + key);
         }

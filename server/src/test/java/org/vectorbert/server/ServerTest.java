@@ -273,6 +273,47 @@ class ServerTest {
         assertError(post(server, "embed", "{\"inputs\": \"one\", \"dimensions\": 0}"), 422, "Validation", "dimensions must be from 1");
     }
 
+    /** An OpenAI error: the status, {@code error.code} (TEI's error type) and words of {@code error.message}. */
+    static void assertOpenAiError(HttpResponse<String> r, int status, String code, String message) throws IOException {
+        assertEquals(status, r.statusCode(), r.body());
+        assertEquals(code, json(r).path("error").path("code").asText(), r.body());
+        assertEquals("invalid_request_error", json(r).path("error").path("type").asText(), r.body());
+        assertTrue(json(r).path("error").path("message").asText().contains(message), r.body());
+    }
+
+    @Test
+    void openAiEmbeddingsCutLongTextsAndTakeOpenAisBatchLimit() throws Exception {
+        // A text over the model's 512 tokens is cut, as the library cuts it: an OpenAI client has no way to ask.
+        String longText = "word ".repeat(600);
+        JsonNode cut = json(post(server, "v1/embeddings", JSON.writeValueAsString(java.util.Map.of("input", List.of(longText, "one")))));
+        assertArrayEquals(embeddings.with(embeddings.options().withNormalize(true).withTruncate(true)).embed(longText),
+                floats(cut.get("data").get(0).get("embedding")));
+        assertEquals(512 + 3, cut.get("usage").get("prompt_tokens").asInt());
+        // OpenAI's 2,048 inputs a request, not TEI's 32 (which /embed keeps); more are refused in OpenAI's error shape.
+        assertOpenAiError(post(server, "v1/embeddings", JSON.writeValueAsString(java.util.Map.of("input",
+                java.util.Collections.nCopies(2049, "x")))), 422, "Validation", "batch size 2049 > maximum allowed batch size 2048");
+        // 2,048 texts of 900 characters (about 180 tokens each, 370,000 in all: more than the 300,000 OpenAI takes in one
+        // request) fit under the default 2 MB payload limit: the body is read and the refusal is for its dimensions.
+        String big = JSON.writeValueAsString(java.util.Map.of("input", java.util.Collections.nCopies(2048, "word ".repeat(180)), "dimensions",
+                100_000));
+        assertTrue(big.length() > 1_800_000 && big.length() < ServerOptions.defaults().payloadLimit(), big.length() + " bytes");
+        assertOpenAiError(post(server, "v1/embeddings", big), 422, "Validation", "768");
+        assertEquals(2048, json(get(server, "info")).get("v1_max_inputs").asInt());
+        assertEquals(true, json(get(server, "info")).get("v1_truncate").asBoolean(false));
+    }
+
+    @Test
+    void openAiEmbeddingsRefuseLongTextsWhenTheServerIsToldNotToCut() throws Exception {
+        try (EmbeddingServer strict = EmbeddingServer.start(ServerOptions.defaults().withPort(0).withV1Truncate(false))) {
+            strict.ready(Models.of("bert-base-uncased", embeddings));
+            String tooLong = JSON.writeValueAsString(java.util.Map.of("input", List.of("ok", "word ".repeat(600))));
+            assertOpenAiError(post(strict, "v1/embeddings", tooLong), 422, "Validation",
+                    "input 1 is 602 tokens, longer than the model's 512; shorten it: this server was started not to cut texts sent to "
+                            + "/v1/embeddings (serve --v1-truncate false)");
+            assertEquals(false, json(get(strict, "info")).get("v1_truncate").asBoolean(true));
+        }
+    }
+
     @Test
     void badRequestsGetTeisErrors() throws Exception {
         assertError(post(server, "embed", "{\"inputs\": []}"), 400, "Empty", "`inputs` cannot be empty");
