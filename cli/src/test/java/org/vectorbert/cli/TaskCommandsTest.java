@@ -153,6 +153,18 @@ class TaskCommandsTest {
         assertEquals(4, table.out().split("\n").length, table.out());
     }
 
+    /** The README's NLI example names the texts as --help does: the TEXT the premise (text), --pair the hypothesis (text_pair). */
+    @Test
+    void theReadmesPairExampleIsTheHelpsOne() throws IOException {
+        String readme = Files.readString(Path.of("..", "README.md"));
+        var help = run("classify", "--help");
+        assertEquals(0, help.exit(), help.err());
+        String example = "vectorbert classify --model path/to/nli-model --pair \"A man is sleeping.\" \"A man sleeps on a sofa.\"";
+        assertTrue(help.out().contains(example), help.out());
+        assertTrue(readme.contains("\n" + example + "\n"), "README.md has the help's --pair example");
+        assertTrue(help.out().contains("premise \"A man sleeps on a sofa.\", the TEXT"), help.out());
+    }
+
     @Test
     void rerankSortsTextsAsTeiDoes() throws IOException {
         Reranker library = Reranker.load(reranker.toString());
