@@ -262,6 +262,10 @@ class ReliabilityTest {
         assertTrue(r.err().contains("--top-k 100000 is more than the 30522 tokens of the vocabulary; showing all 30522"), r.err());
         TokenizeCommandTest.Run targets = run("fill-mask", "--model", model.toString(), "--top-k", "9", "--targets", "nurse,doctor", "a [MASK]");
         assertTrue(targets.err().contains("--top-k 9 is more than the 2 targets; showing all 2"), targets.err());
+        // The default --top-k (5) is more than two targets too, but the user asked for no number: nothing to say.
+        TokenizeCommandTest.Run unasked = run("fill-mask", "--model", model.toString(), "--targets", "nurse,doctor", "a [MASK]");
+        assertEquals(0, unasked.exit(), unasked.err());
+        assertFalse(unasked.err().contains("--top-k"), unasked.err());
     }
 
     @Test
