@@ -253,6 +253,18 @@ class ReliabilityTest {
     }
 
     @Test
+    void aTextTooLongForTheModelIsNamedByItsLineInAFile() throws IOException {
+        Path input = Files.write(work.resolve("one-too-long.txt"), List.of("fine", "also fine", "word ".repeat(600).trim(), "fine again"));
+        assertUserError(run("embed", "--model", model.toString(), "--no-truncate", "--file", input.toString()),
+                "line 3 of " + input + ": the text \"word word");
+        Path masks = Files.write(work.resolve("masks-too-long.txt"), List.of("a [MASK].", "word ".repeat(600) + "[MASK]."));
+        TokenizeCommandTest.Run r = run("fill-mask", "--model", model.toString(), "--file", masks.toString());
+        assertEquals(2, r.exit(), r.err());
+        assertTrue(r.out().startsWith("\"a [MASK].\""), "line 1 answered: " + r.out());
+        assertTrue(r.err().startsWith("vectorbert: line 2 of " + masks + ": the text \"word word") && r.err().lines().count() == 1, r.err());
+    }
+
+    @Test
     void optionsOutOfRangeAreSaidNotSilentlyChanged() {
         int cores = Runtime.getRuntime().availableProcessors();
         assertUserError(run("fill-mask", "--model", model.toString(), "--threads", "999", "a [MASK]"),

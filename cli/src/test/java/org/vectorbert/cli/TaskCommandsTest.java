@@ -188,7 +188,7 @@ class TaskCommandsTest {
     }
 
     @Test
-    void badInputIsOneLineAndExitTwo() {
+    void badInputIsOneLineAndExitTwo() throws IOException {
         assertUserError(run("classify", "--model", sentiment.toString(), "--top-k", "0", "x"), "--top-k must be positive, was 0");
         assertUserError(run("classify", "--model", sentiment.toString(), "--function-to-apply", "tanh", "x"),
                 "--function-to-apply must be softmax, sigmoid or none, not 'tanh'");
@@ -198,6 +198,9 @@ class TaskCommandsTest {
         String longText = "the capital of france ".repeat(20);
         assertUserError(run("classify", "--model", sentiment.toString(), longText), "longer than the model's 32");
         assertEquals(0, run("classify", "--model", sentiment.toString(), "--truncate", longText).exit());
+        Path file = Files.write(work.resolve("too-long.txt"), List.of("bananas are yellow .", longText));
+        assertUserError(run("classify", "--model", sentiment.toString(), "--pair", "paris", "--file", file.toString()),
+                "line 2 of " + file + ": the text \"the capital of france");
     }
 
     @Test
