@@ -10,7 +10,8 @@ import picocli.CommandLine.Option;
 
 /** --model and --threads, shared by the commands that run the model. */
 final class ModelOptions {
-    static final String MODEL_HELP = "A Hugging Face model directory, a TensorFlow checkpoint (converted once), or a hub id "
+    static final String MODEL_HELP = "A Hugging Face model directory; a TensorFlow checkpoint, a langchain4j model jar or an "
+            + "ONNX file with its tokenizer.json beside it, converted once; or a hub id "
             + "such as google-bert/bert-base-uncased[@revision] (from the Hugging Face cache, else downloaded into it). "
             + "Default: bert-base-uncased, made on first use.";
 
