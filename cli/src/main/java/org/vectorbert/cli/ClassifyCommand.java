@@ -75,7 +75,7 @@ final class ClassifyCommand implements Callable<Integer> {
         if (server.given()) {
             return viaServer(f, out, err);
         }
-        TextClassifier classifier = TextClassifier.load(modelOptions.directory(err).toString(), modelOptions.precision());
+        TextClassifier classifier = modelOptions.load(err, dir -> TextClassifier.load(dir, modelOptions.precision()));
         TextClassifier.Function applied = f != null ? f : TextClassifier.Function.defaultFor(classifier.labels());
         int k = Math.min(topK, classifier.labels().count());
         RunProgress progress = new RunProgress(err, "classify:", file != null);

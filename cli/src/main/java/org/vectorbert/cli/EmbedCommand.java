@@ -138,7 +138,7 @@ final class EmbedCommand implements Callable<Integer> {
         }
         EmbeddingOptions options = new EmbeddingOptions(modelOptions.precision(), tokenVectors ? List.of(Pooling.CLS) : modes,
                 normalize, truncate, prompt, promptName, batchTokens);
-        Embeddings embeddings = Embeddings.load(modelOptions.directory(spec.commandLine().getErr()).toString(), options);
+        Embeddings embeddings = modelOptions.load(spec.commandLine().getErr(), dir -> Embeddings.load(dir, options));
         if (tokenVectors && embeddings.options().pooling().size() > 1) {
             throw new UserError("--pooling none gives token vectors; it goes alone");
         }

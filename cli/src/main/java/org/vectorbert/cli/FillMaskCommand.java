@@ -74,7 +74,7 @@ final class FillMaskCommand implements Callable<Integer> {
             return viaServer(targets, out, err);
         }
         FillMaskOptions options = new FillMaskOptions(modelOptions.precision(), topK, targets);
-        FillMask fill = FillMask.load(modelOptions.directory(err).toString(), options);
+        FillMask fill = modelOptions.load(err, dir -> FillMask.load(dir, options));
         fill.warnings().forEach(w -> err.println("fill-mask: " + w));
         int ranked = targets.isEmpty() ? fill.model().config().vocabSize() : fill.targetIds().length;
         if (topK > ranked && topKGiven()) {
