@@ -91,10 +91,9 @@ final class AttentionCommand implements Callable<Integer> {
         if (png != null) {
             OutputTarget.check("--png", png, "attention.png", null);
         }
-        Path directory = modelOptions.directory(spec.commandLine().getErr());
         EmbeddingOptions options = new EmbeddingOptions(modelOptions.precision(), null, null, truncate, null, null,
                 EmbeddingOptions.BATCH_TOKENS);
-        Embeddings pipeline = Embeddings.load(directory.toString(), options);
+        Embeddings pipeline = modelOptions.load(spec.commandLine().getErr(), dir -> Embeddings.load(dir, options));
         // Checked against the model before its forward pass: "layer 12 is out of range: the model has 12 layers, 0 to 11".
         Selection selection = Selection.parse(layers, heads, pipeline.model().config().numHiddenLayers(),
                 pipeline.model().config().numAttentionHeads());

@@ -26,6 +26,7 @@ import picocli.CommandLine.Spec;
         footer = {"", "Examples:",
             "  vectorbert classify --model path/to/sentiment-model \"I loved it.\" \"Never again.\"",
             "  vectorbert classify --model path/to/nli-model --pair \"A man is sleeping.\" \"A man sleeps on a sofa.\"",
+            "      (premise \"A man sleeps on a sofa.\", the TEXT; hypothesis \"A man is sleeping.\", the --pair)",
             "  vectorbert classify --model path/to/topic-model --top-k 3 --json --file texts.txt   (one text per line; - reads standard input)"},
         sortOptions = false)
 final class ClassifyCommand implements Callable<Integer> {
@@ -43,7 +44,8 @@ final class ClassifyCommand implements Callable<Integer> {
                     + "multi-label or one label, softmax otherwise).")
     String function;
 
-    @Option(names = "--pair", paramLabel = "TEXT", description = "Classify each text paired with this second text.")
+    @Option(names = "--pair", paramLabel = "TEXT", description = "Classify each text paired with this second text: TEXT first (the pipeline's text, an NLI model's premise), "
+                    + "this second (its text_pair, the hypothesis).")
     String pair;
 
     @Option(names = "--truncate", description = "Cut texts longer than the model takes (longest first) instead of refusing them.")
@@ -73,7 +75,7 @@ final class ClassifyCommand implements Callable<Integer> {
         if (server.given()) {
             return viaServer(f, out, err);
         }
-        TextClassifier classifier = TextClassifier.load(modelOptions.directory(err).toString(), modelOptions.precision());
+        TextClassifier classifier = modelOptions.load(err, dir -> TextClassifier.load(dir, modelOptions.precision()));
         TextClassifier.Function applied = f != null ? f : TextClassifier.Function.defaultFor(classifier.labels());
         int k = Math.min(topK, classifier.labels().count());
         RunProgress progress = new RunProgress(err, "classify:", file != null);

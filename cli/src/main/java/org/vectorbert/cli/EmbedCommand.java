@@ -9,10 +9,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.vectorbert.common.Excerpt;
+import org.vectorbert.engine.Batch;
+import org.vectorbert.engine.BertModel;
 import org.vectorbert.engine.EmbeddingOptions;
 import org.vectorbert.engine.Embeddings;
 import org.vectorbert.engine.EngineException;
 import org.vectorbert.engine.Pooling;
+import org.vectorbert.engine.TruncationSide;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -31,6 +34,7 @@ import picocli.CommandLine.Spec;
             "  vectorbert embed --model sentence-transformers/all-MiniLM-L6-v2 --file corpus.txt --output vectors.npy",
             "  vectorbert embed --model intfloat/e5-small-v2 --prompt-name query --json \"how do I embed text?\"",
             "  vectorbert embed --json --pooling none --attentions \"hello world\"",
+            "  vectorbert embed --json --pooling none --layer -2 \"hello world\"   (the second-to-last layer's token vectors)",
             "  vectorbert embed --json --pair \"Where is Paris?\" \"Paris is in France.\"",
             "  vectorbert embed --pooling mean --normalize --file sentences.txt --output vectors.npy",
             "      (numpy: np.load(\"vectors.npy\") has shape [lines, 768])",
@@ -72,6 +76,12 @@ final class EmbedCommand implements Callable<Integer> {
 
     @Option(names = "--attentions", description = "Add attention probabilities [layer][head][query][key] (with --json).")
     boolean attentions;
+
+    @Option(names = "--layer", paramLabel = "N",
+            description = "With --pooling none: the token vectors of hidden state N instead of the last, as transformers' "
+                    + "hidden_states[N]: 0 the embeddings' output, 1 to L the layers'; negative counts from the end, -1 the last "
+                    + "(JSON: {input_ids, layer, hidden_state}).")
+    Integer layer;
 
     @Option(names = "--json", description = "One JSON line per text: {input_ids, embedding} or {input_ids, last_hidden_state}.")
     boolean json;
@@ -128,6 +138,12 @@ final class EmbedCommand implements Callable<Integer> {
         if (prompt != null && promptName != null) {
             throw new UserError("give --prompt or --prompt-name, not both");
         }
+        if (layer != null && !tokenVectors) {
+            throw new UserError("--layer gives a layer's token vectors: use it with --pooling none");
+        }
+        if (layer != null && (attentions || server.given())) {
+            throw new UserError("--layer goes without " + (attentions ? "--attentions" : "--server"));
+        }
         if (output != null) {
             // Before any work: a run of hours must not end in "cannot write".
             NpyOutput.checkTarget(output, tokenVectors);
@@ -138,10 +154,18 @@ final class EmbedCommand implements Callable<Integer> {
         }
         EmbeddingOptions options = new EmbeddingOptions(modelOptions.precision(), tokenVectors ? List.of(Pooling.CLS) : modes,
                 normalize, truncate, prompt, promptName, batchTokens);
-        Embeddings embeddings = Embeddings.load(modelOptions.directory(spec.commandLine().getErr()).toString(), options);
+        Embeddings embeddings = modelOptions.load(spec.commandLine().getErr(), dir -> Embeddings.load(dir, options));
         if (tokenVectors && embeddings.options().pooling().size() > 1) {
             throw new UserError("--pooling none gives token vectors; it goes alone");
         }
+        int layers = embeddings.model().config().numHiddenLayers();
+        if (layer != null && (layer > layers || layer < -layers - 1)) {
+            throw new UserError("--layer " + layer + " is out of range: the model has " + layers + " layers, so hidden states 0 (the"
+                    + " embeddings' output) to " + layers + ", or -" + (layers + 1) + " to -1 from the end");
+        }
+        // The last hidden state is the pipeline's own; another layer's is read from a pass that keeps every layer's.
+        Integer hiddenState = layer == null || Math.floorMod(layer, layers + 1) == layers ? null : Math.floorMod(layer, layers + 1);
+        String stateKey = layer == null ? "last_hidden_state" : "hidden_state";
         try (NpyOutput npy = output == null ? null : tokenVectors
                      ? NpyOutput.tokenVectors(output, embeddings.dimension())
                      : NpyOutput.pooled(output, embeddings.dimension())) {
@@ -162,7 +186,8 @@ final class EmbedCommand implements Callable<Integer> {
                 if (attentions) {
                     include.add(Embeddings.Include.ATTENTIONS);
                 }
-                List<Embeddings.Result> results = embeddings.run(batch, seconds, include.toArray(Embeddings.Include[]::new));
+                List<Embeddings.Result> results = hiddenState != null ? layerVectors(embeddings, batch, seconds, hiddenState)
+                        : embeddings.run(batch, seconds, include.toArray(Embeddings.Include[]::new));
                 long tokens = 0;
                 for (int i = 0; i < results.size(); i++) {
                     Embeddings.Result result = results.get(i);
@@ -175,6 +200,9 @@ final class EmbedCommand implements Callable<Integer> {
                     } else {
                         Map<String, Object> o = object(result.ids(), tokenVectors ? null : result.pooled(),
                                 tokenVectors ? result.tokenVectors() : null, embeddings.dimension(), result.attentions());
+                        if (layer != null) {
+                            o = layerObject(o, stateKey, Math.floorMod(layer, layers + 1));
+                        }
                         out.println(json ? JsonText.of(o) : summary(batch.get(i), o));
                     }
                 }
@@ -219,15 +247,55 @@ final class EmbedCommand implements Callable<Integer> {
         return o;
     }
 
+    /**
+     * Each text's token vectors from hidden state {@code index} (transformers' {@code hidden_states[index]}: 0 the embeddings'
+     * output, then each layer's), tokenized as the pipeline tokenizes (prompt, pair, truncation), in forward passes that keep
+     * every layer's output, of at most --batch-tokens positions with padding.
+     */
+    private List<Embeddings.Result> layerVectors(Embeddings embeddings, List<String> texts, List<String> pairs, int index) {
+        List<Embeddings.Prepared> prepared = embeddings.prepare(texts, pairs, TruncationSide.RIGHT);
+        int hidden = embeddings.model().config().hiddenSize();
+        List<Embeddings.Result> results = new ArrayList<>(prepared.size());
+        for (int from = 0; from < prepared.size(); ) {
+            int to = from + 1;
+            int longest = prepared.get(from).length();
+            while (to < prepared.size() && Math.max(longest, prepared.get(to).length()) * (to - from + 1) <= batchTokens) {
+                longest = Math.max(longest, prepared.get(to++).length());
+            }
+            List<Embeddings.Prepared> pass = prepared.subList(from, to);
+            Batch ids = Batch.of(pass.stream().map(Embeddings.Prepared::ids).toList(), pass.stream().map(Embeddings.Prepared::typeIds).toList(),
+                    embeddings.tokenizer().padTokenId());
+            float[] state = embeddings.model().forward(ids, BertModel.Request.lastHiddenState().withAllHiddenStates()).hiddenStates().get(index);
+            for (int b = 0; b < pass.size(); b++) {
+                Embeddings.Prepared p = pass.get(b);
+                int start = b * ids.length() * hidden;
+                results.add(new Embeddings.Result(p.ids(), null, Arrays.copyOfRange(state, start, start + p.length() * hidden), null, null,
+                        null, p.truncated(), ids.length(), p.secondStart()));
+            }
+            from = to;
+        }
+        return results;
+    }
+
+    /** {@code o} with its token vectors under {@code key}, after the hidden state's index (--layer, counted from 0). */
+    private static Map<String, Object> layerObject(Map<String, Object> o, String key, int index) {
+        Map<String, Object> layered = new LinkedHashMap<>();
+        layered.put("input_ids", o.get("input_ids"));
+        layered.put("layer", index);
+        layered.put(key, o.get("last_hidden_state"));
+        return layered;
+    }
+
     /** A readable line: the text, the vector's size, its first values and its norm. */
     static String summary(String text, Map<String, Object> o) {
-        float[] v = o.containsKey("embedding") ? (float[]) o.get("embedding") : ((float[][]) o.get("last_hidden_state"))[0];
+        String key = o.containsKey("hidden_state") ? "hidden_state" : "last_hidden_state";
+        float[] v = o.containsKey("embedding") ? (float[]) o.get("embedding") : ((float[][]) o.get(key))[0];
         double norm = 0;
         for (float x : v) {
             norm += x * x;
         }
         StringBuilder b = new StringBuilder("\"").append(Excerpt.of(text)).append("\"  ");
-        b.append(o.containsKey("embedding") ? "[" + v.length + "]" : "[" + ((float[][]) o.get("last_hidden_state")).length + " x " + v.length + "], first token");
+        b.append(o.containsKey("embedding") ? "[" + v.length + "]" : "[" + ((float[][]) o.get(key)).length + " x " + v.length + "], first token");
         for (int i = 0; i < Math.min(6, v.length); i++) {
             b.append(String.format(" %.4f", v[i]));
         }

@@ -74,10 +74,10 @@ final class FillMaskCommand implements Callable<Integer> {
             return viaServer(targets, out, err);
         }
         FillMaskOptions options = new FillMaskOptions(modelOptions.precision(), topK, targets);
-        FillMask fill = FillMask.load(modelOptions.directory(err).toString(), options);
+        FillMask fill = modelOptions.load(err, dir -> FillMask.load(dir, options));
         fill.warnings().forEach(w -> err.println("fill-mask: " + w));
         int ranked = targets.isEmpty() ? fill.model().config().vocabSize() : fill.targetIds().length;
-        if (topK > ranked) {
+        if (topK > ranked && topKGiven()) {
             warnTopK(err, ranked, targets);
         }
         RunProgress progress = new RunProgress(err, "fill-mask:", file != null);
@@ -116,7 +116,7 @@ final class FillMaskCommand implements Callable<Integer> {
             JsonNode answer = client.post("fill-mask", body, file, first, 1, file == null && texts.size() == 1);
             List<List<FillMask.Candidate>> masks = candidates(answer);
             int ranked = masks.getFirst().size();
-            if (ranked < topK && !warned.getAndSet(true)) {
+            if (ranked < topK && topKGiven() && !warned.getAndSet(true)) {
                 warnTopK(err, ranked, targets);            // as the local run says it (the server ranks all there are)
             }
             out.println(json ? toJson(masks) : table(batch.getFirst(), masks));
@@ -125,6 +125,11 @@ final class FillMaskCommand implements Callable<Integer> {
         });
         progress.finish();
         return 0;
+    }
+
+    /** Whether the user gave --top-k: the default 5 is more than two --targets, and showing both needs no warning. */
+    private boolean topKGiven() {
+        return spec.commandLine().getParseResult().hasMatchedOption("--top-k");
     }
 
     /** --top-k asks for more candidates than the {@code ranked} tokens there are to rank. */

@@ -172,7 +172,31 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
             }
             // The vector width: bin/vectorbert reads it here to start a one-shot command without the Vector API's module.
             return new String[] {"vectorbert " + p.getProperty("version", "unknown")
-                    + " (Java " + Runtime.version() + ", " + System.getProperty("os.arch") + ", " + BertModel.vectorBits() + "-bit vectors)"};
+                    + " (Java " + Runtime.version() + ", " + System.getProperty("os.arch") + ", " + vectorWidth() + ")"};
+        }
+
+        /**
+         * "N-bit vectors": the engine's width, or, in a JVM without the Vector API's module (bin/vectorbert starts
+         * --version so, and the JVM prints no warning about the module), what VectorShape.preferredShape() would say:
+         * it asks the JVM, through java.base's VectorSupport (the launcher exports it), the most lanes of each type,
+         * and takes the narrowest vector any type fits in, at least 64 bits. LauncherTest holds the two equal.
+         */
+        static String vectorWidth() {
+            if (ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent() || System.getProperty("vectorbert.vector.bits") != null) {
+                return BertModel.vectorBits() + "-bit vectors";
+            }
+            try {
+                java.lang.reflect.Method maxLanes = Class.forName("jdk.internal.vm.vector.VectorSupport").getMethod("getMaxLaneCount", Class.class);
+                Class<?>[] types = {byte.class, short.class, int.class, long.class, float.class, double.class};
+                int[] sizes = {Byte.SIZE, Short.SIZE, Integer.SIZE, Long.SIZE, Float.SIZE, Double.SIZE};
+                int bits = Integer.MAX_VALUE;
+                for (int i = 0; i < types.length; i++) {
+                    bits = Math.min(bits, Math.max((Integer) maxLanes.invoke(null, types[i]) * sizes[i], 64));
+                }
+                return bits + "-bit vectors";
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                return "vector width unknown without --add-modules jdk.incubator.vector";
+            }
         }
     }
 }

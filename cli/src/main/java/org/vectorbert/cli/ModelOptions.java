@@ -2,6 +2,8 @@ package org.vectorbert.cli;
 
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.function.Function;
+import org.vectorbert.common.VectorbertException;
 import org.vectorbert.engine.EngineException;
 import org.vectorbert.engine.Parallel;
 import org.vectorbert.engine.Precision;
@@ -10,7 +12,8 @@ import picocli.CommandLine.Option;
 
 /** --model and --threads, shared by the commands that run the model. */
 final class ModelOptions {
-    static final String MODEL_HELP = "A Hugging Face model directory, a TensorFlow checkpoint (converted once), or a hub id "
+    static final String MODEL_HELP = "A Hugging Face model directory; a TensorFlow checkpoint, a langchain4j model jar or an "
+            + "ONNX file with its tokenizer.json beside it, converted once; or a hub id "
             + "such as google-bert/bert-base-uncased[@revision] (from the Hugging Face cache, else downloaded into it). "
             + "Default: bert-base-uncased, made on first use.";
 
@@ -58,6 +61,23 @@ final class ModelOptions {
             Parallel.setThreads(threads);
         }
         return resolve(model, err);
+    }
+
+    /**
+     * {@code loader} given the model directory ({@link #directory}), and its refusals (a missing head, not a reranker, ...)
+     * naming the model as --model gave it: a jar, an ONNX file or a TensorFlow checkpoint runs from a directory it was
+     * converted into, under $VECTORBERT_HOME, and a hub id from the Hugging Face cache, neither of which the user named.
+     */
+    <T> T load(PrintWriter err, Function<String, T> loader) {
+        String directory = directory(err).toString();
+        try {
+            return loader.apply(directory);
+        } catch (VectorbertException e) {
+            if (model == null || model.equals(directory) || e.getMessage() == null || !e.getMessage().contains(directory)) {
+                throw e;
+            }
+            throw new UserError(e.getMessage().replace(directory, model));
+        }
     }
 
     /** What {@code model} names (null: the default model), with progress on {@code err}. */

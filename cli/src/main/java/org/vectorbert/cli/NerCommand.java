@@ -84,7 +84,7 @@ final class NerCommand implements Callable<Integer> {
         if (server.given()) {
             return viaServer(strategy, ignore, out, err);
         }
-        TokenClassifier ner = TokenClassifier.load(modelOptions.directory(err).toString(), modelOptions.precision());
+        TokenClassifier ner = modelOptions.load(err, dir -> TokenClassifier.load(dir, modelOptions.precision()));
         RunProgress progress = new RunProgress(err, "ner:", file != null);
         if (stride < 0) {
             progress.cutAt(ner.maxTokens());

@@ -102,7 +102,7 @@ final class QaCommand implements Callable<Integer> {
         if (server.given()) {
             return viaServer(lines, out, err);
         }
-        QuestionAnswerer qa = QuestionAnswerer.load(modelOptions.directory(err).toString(), modelOptions.precision());
+        QuestionAnswerer qa = modelOptions.load(err, dir -> QuestionAnswerer.load(dir, modelOptions.precision()));
         RunProgress progress = new RunProgress(err, "qa:", file != null);
         TextInput.forEachBatch(lines, file, System.in, 16, (batch, first, read, total) -> {
             List<QuestionAnswerer.Question> questions = new ArrayList<>(batch.size());

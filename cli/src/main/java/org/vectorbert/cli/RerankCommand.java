@@ -73,7 +73,7 @@ final class RerankCommand implements Callable<Integer> {
         if (server.given()) {
             ranked = Reranker.ranked(scoresFromServer(all, err), k);
         } else {
-            Reranker reranker = Reranker.load(modelOptions.directory(err).toString(), modelOptions.precision());
+            Reranker reranker = modelOptions.load(err, dir -> Reranker.load(dir, modelOptions.precision()));
             ranked = reranker.rank(query, all, rawScores, k);
         }
         if (json) {

@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
+import org.vectorbert.engine.TextTooLongException;
 
 /** Texts to process: the command's arguments, or one text per line of a file or of standard input ({@code -}). */
 final class TextInput {
@@ -67,6 +68,7 @@ final class TextInput {
         if (!arguments.isEmpty()) {
             throw new UserError("give texts as arguments or with --file, not both");
         }
+        handler = locatingTooLongTexts(file, handler);
         if (file.equals("-")) {
             new LineReader(stdin, "standard input", -1, batchSize, handler).run();
             return;
@@ -82,6 +84,21 @@ final class TextInput {
         } catch (IOException e) {
             throw new UserError("cannot read " + file + ": " + e.getMessage());
         }
+    }
+
+    /**
+     * {@code handler}, with a text the model refuses as too long named by its line too: the message's excerpt of the text
+     * does not say which of a file's lines to shorten.
+     */
+    private static BatchHandler locatingTooLongTexts(String file, BatchHandler handler) {
+        return (texts, first, read, total) -> {
+            try {
+                handler.accept(texts, first, read, total);
+            } catch (TextTooLongException e) {
+                int i = texts.indexOf(e.text());
+                throw i < 0 ? e : e.at(where(file, first + i));
+            }
+        };
     }
 
     /** Splits bytes into lines first and decodes each strictly, so a bad byte is reported with its line number. */

@@ -120,6 +120,19 @@ class LauncherTest {
         String out = Files.readString(work.resolve("stdout"));
         assertTrue(out.contains("Opened AOT cache " + oneShotAot + ".") && out.contains("paris is the capital of france."), out);
         assertFalse(stderr().contains("Using incubator modules"), stderr());
+        // So do help, --version (its width from the stamp) and tokenize, which need no module either.
+        for (String[] args : List.of(new String[] {"--version"}, new String[] {"--help"}, new String[] {"tokenize", "x"})) {
+            Process noVectors = start(Map.of("VECTORBERT_HOME", home.toString(), "VECTORBERT_JAVA_OPTS", "-Xlog:aot=info"), args);
+            assertEquals(0, noVectors.waitFor(), stderr());
+            out = Files.readString(work.resolve("stdout"));
+            assertTrue(out.contains("Opened AOT cache " + oneShotAot + "."), out);
+            assertFalse(stderr().contains("Using incubator modules"), stderr());
+        }
+        assertTrue(out.contains("[CLS]"), out);
+        Process version = start(Map.of("VECTORBERT_HOME", home.toString()), "--version");
+        assertEquals(0, version.waitFor(), stderr());
+        assertTrue(Files.readString(work.resolve("stdout")).endsWith(", " + oneShotStamp.substring(oneShotStamp.lastIndexOf(' ') + 1)
+                + "-bit vectors)\n"), Files.readString(work.resolve("stdout")));
         // Anything else uses the other, with the module; so does a one-shot run told to keep the module.
         Path file = Files.writeString(work.resolve("texts.txt"), "Paris is the [MASK] of France.\n");
         for (Map<String, String> also : List.of(Map.<String, String>of(), Map.of("VECTORBERT_ONE_SHOT", "module"))) {
@@ -177,6 +190,46 @@ class LauncherTest {
             assertEquals("4", flag(out, "TieredStopAtLevel"), String.join(" ", args));
             assertEquals(null, property(), String.join(" ", args));
         }
+    }
+
+    @Test
+    void helpVersionTokenizeAndInspectStartWithoutTheVectorModuleSoTheJvmSaysNothingOfIt() throws Exception {
+        Map<String, String> env = Map.of("VECTORBERT_HOME", work.resolve("home").toString());
+        String model = TestModels.bertBaseUncased().toString();
+        String jar = org.vectorbert.convert.testing.RealModels.allMiniLmJar().toString();
+        List<List<String>> runs = List.of(List.of("--help"), List.of("-h"), List.of("help", "embed"), List.of("embed", "--help"),
+                List.of("--version"), List.of("tokenize", "--model", model, "Paris is the capital of France."),
+                List.of("inspect", "--model", model), List.of("inspect", "--model", jar), List.of("tokenize", "--model", jar, "x"));
+        for (List<String> args : runs) {
+            Process p = start(env, args.toArray(String[]::new));
+            assertEquals(0, p.waitFor(), stderr());
+            assertFalse(stderr().contains("Using incubator modules"), String.join(" ", args) + ": " + stderr());
+            assertFalse(Files.readString(work.resolve("stdout")).isBlank(), String.join(" ", args));
+        }
+        assertTrue(Files.readString(work.resolve("stdout")).contains("[CLS]"), "the jar's tokenizer");
+        // The width --version gives without the module, asked through java.base, is the Vector API's (this JVM has the module).
+        for (Map<String, String> also : List.of(Map.<String, String>of(), Map.of("VECTORBERT_AOT", "0"))) {
+            Process version = start(also, "--version");
+            assertEquals(0, version.waitFor(), stderr());
+            assertTrue(Files.readString(work.resolve("stdout")).endsWith(", " + org.vectorbert.engine.BertModel.vectorBits() + "-bit vectors)\n"),
+                    Files.readString(work.resolve("stdout")));
+            assertEquals("", stderr());
+        }
+        // Into a pipe as into a file.
+        ProcessBuilder piped = new ProcessBuilder(launcher.toString(), "tokenize", "--model", model, "x").redirectErrorStream(true);
+        piped.environment().put("JAVA_HOME", Path.of(ProcessHandle.current().info().command().orElseThrow()).getParent().getParent().toString());
+        Process p = piped.start();
+        String both = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, p.waitFor(), both);
+        assertTrue(both.contains("[CLS]") && !both.contains("WARNING"), both);
+        // A command that runs the model still gets the module.
+        Process embed = start(Map.of("VECTORBERT_AOT", "0"), "embed", "--model", model, "--file", writeOneLine());
+        assertEquals(0, embed.waitFor(), stderr());
+        assertTrue(stderr().contains("Using incubator modules"), stderr());
+    }
+
+    private String writeOneLine() throws IOException {
+        return Files.writeString(work.resolve("one.txt"), "A sentence to embed.\n").toString();
     }
 
     /** A flag's value in -XX:+PrintFlagsFinal's table. */

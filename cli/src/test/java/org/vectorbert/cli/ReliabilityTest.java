@@ -253,6 +253,18 @@ class ReliabilityTest {
     }
 
     @Test
+    void aTextTooLongForTheModelIsNamedByItsLineInAFile() throws IOException {
+        Path input = Files.write(work.resolve("one-too-long.txt"), List.of("fine", "also fine", "word ".repeat(600).trim(), "fine again"));
+        assertUserError(run("embed", "--model", model.toString(), "--no-truncate", "--file", input.toString()),
+                "line 3 of " + input + ": the text \"word word");
+        Path masks = Files.write(work.resolve("masks-too-long.txt"), List.of("a [MASK].", "word ".repeat(600) + "[MASK]."));
+        TokenizeCommandTest.Run r = run("fill-mask", "--model", model.toString(), "--file", masks.toString());
+        assertEquals(2, r.exit(), r.err());
+        assertTrue(r.out().startsWith("\"a [MASK].\""), "line 1 answered: " + r.out());
+        assertTrue(r.err().startsWith("vectorbert: line 2 of " + masks + ": the text \"word word") && r.err().lines().count() == 1, r.err());
+    }
+
+    @Test
     void optionsOutOfRangeAreSaidNotSilentlyChanged() {
         int cores = Runtime.getRuntime().availableProcessors();
         assertUserError(run("fill-mask", "--model", model.toString(), "--threads", "999", "a [MASK]"),
@@ -262,6 +274,10 @@ class ReliabilityTest {
         assertTrue(r.err().contains("--top-k 100000 is more than the 30522 tokens of the vocabulary; showing all 30522"), r.err());
         TokenizeCommandTest.Run targets = run("fill-mask", "--model", model.toString(), "--top-k", "9", "--targets", "nurse,doctor", "a [MASK]");
         assertTrue(targets.err().contains("--top-k 9 is more than the 2 targets; showing all 2"), targets.err());
+        // The default --top-k (5) is more than two targets too, but the user asked for no number: nothing to say.
+        TokenizeCommandTest.Run unasked = run("fill-mask", "--model", model.toString(), "--targets", "nurse,doctor", "a [MASK]");
+        assertEquals(0, unasked.exit(), unasked.err());
+        assertFalse(unasked.err().contains("--top-k"), unasked.err());
     }
 
     @Test

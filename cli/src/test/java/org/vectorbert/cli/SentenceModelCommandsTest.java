@@ -58,6 +58,25 @@ class SentenceModelCommandsTest {
     }
 
     @Test
+    void aTaskOnAnEmbeddingJarNamesTheJarNotTheDirectoryItWasConvertedInto() {
+        Path jar = RealModels.allMiniLmJar();
+        ModelCommandsTest.withProperties(Map.of("vectorbert.home", work.resolve("home").toString()), () -> {
+            List<List<String>> tasks = List.of(List.of("rerank", "--query", "q", "x"), List.of("classify", "x"), List.of("ner", "x"),
+                    List.of("qa", "--question", "q", "--context", "c"), List.of("fill-mask", "a [MASK]."));
+            List<String> heads = List.of("sequence-classification", "sequence-classification", "token-classification",
+                    "question-answering", "masked-language-model");
+            for (int i = 0; i < tasks.size(); i++) {
+                List<String> args = new java.util.ArrayList<>(List.of(tasks.get(i).getFirst(), "--model", jar.toString()));
+                args.addAll(tasks.get(i).subList(1, tasks.get(i).size()));
+                var r = run(args.toArray(String[]::new));
+                assertUserError(r, "vectorbert: " + jar + " has no " + heads.get(i) + " head");
+                String refusal = r.err().lines().toList().getLast();   // after the first run's conversion lines
+                assertTrue(refusal.startsWith("vectorbert: " + jar + " has no ") && !refusal.contains("converted"), refusal);
+            }
+        });
+    }
+
+    @Test
     void aFileEmbedsAsTheLibraryDoesAndTheSummarySaysWhatWasCut() throws IOException {
         Path model = RealModels.allMiniLm();
         List<String> lines = List.of("short", "word ".repeat(300).trim(), "a middle-sized line of text about licenses", "x y z");

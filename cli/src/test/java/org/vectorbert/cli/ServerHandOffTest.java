@@ -1,6 +1,7 @@
 package org.vectorbert.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.vectorbert.cli.TokenizeCommandTest.assertUserError;
 import static org.vectorbert.cli.TokenizeCommandTest.run;
@@ -75,6 +76,7 @@ class ServerHandOffTest {
             assertEquals(0, remote.exit(), remote.err());
             assertEquals(local.out(), remote.out(), String.join(" ", ask));
             assertTrue(remote.err().contains("fill-mask: answered by the server at " + url(served) + " (" + model + ")"), remote.err());
+            assertFalse(local.err().contains("--top-k") || remote.err().contains("--top-k"), "no --top-k given: " + remote.err());
             // --model naming the server's model, and the URL without its trailing slash, give the same.
             TokenizeCommandTest.Run named = run(fillMask(List.of("--model", model.toString(), "--server", url(served).replaceAll("/$", "")), ask));
             assertEquals(local.out(), named.out(), named.err());

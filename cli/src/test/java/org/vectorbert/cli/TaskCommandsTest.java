@@ -153,6 +153,18 @@ class TaskCommandsTest {
         assertEquals(4, table.out().split("\n").length, table.out());
     }
 
+    /** The README's NLI example names the texts as --help does: the TEXT the premise (text), --pair the hypothesis (text_pair). */
+    @Test
+    void theReadmesPairExampleIsTheHelpsOne() throws IOException {
+        String readme = Files.readString(Path.of("..", "README.md"));
+        var help = run("classify", "--help");
+        assertEquals(0, help.exit(), help.err());
+        String example = "vectorbert classify --model path/to/nli-model --pair \"A man is sleeping.\" \"A man sleeps on a sofa.\"";
+        assertTrue(help.out().contains(example), help.out());
+        assertTrue(readme.contains("\n" + example + "\n"), "README.md has the help's --pair example");
+        assertTrue(help.out().contains("premise \"A man sleeps on a sofa.\", the TEXT"), help.out());
+    }
+
     @Test
     void rerankSortsTextsAsTeiDoes() throws IOException {
         Reranker library = Reranker.load(reranker.toString());
@@ -176,7 +188,7 @@ class TaskCommandsTest {
     }
 
     @Test
-    void badInputIsOneLineAndExitTwo() {
+    void badInputIsOneLineAndExitTwo() throws IOException {
         assertUserError(run("classify", "--model", sentiment.toString(), "--top-k", "0", "x"), "--top-k must be positive, was 0");
         assertUserError(run("classify", "--model", sentiment.toString(), "--function-to-apply", "tanh", "x"),
                 "--function-to-apply must be softmax, sigmoid or none, not 'tanh'");
@@ -186,6 +198,9 @@ class TaskCommandsTest {
         String longText = "the capital of france ".repeat(20);
         assertUserError(run("classify", "--model", sentiment.toString(), longText), "longer than the model's 32");
         assertEquals(0, run("classify", "--model", sentiment.toString(), "--truncate", longText).exit());
+        Path file = Files.write(work.resolve("too-long.txt"), List.of("bananas are yellow .", longText));
+        assertUserError(run("classify", "--model", sentiment.toString(), "--pair", "paris", "--file", file.toString()),
+                "line 2 of " + file + ": the text \"the capital of france");
     }
 
     @Test

@@ -20,7 +20,7 @@ final class Kernels {
     /** LayerNorm of {@code rows} rows of width {@code dim}: {@link RowKernels#layerNorm}. */
     static void layerNorm(float[] x, int rows, int dim, float[] gamma, float[] beta, float eps, float[] out) {
         if (PlainKernels.active()) {
-            PlainKernels.layerNorm(x, rows, dim, gamma, beta, eps, out);
+            PlainRows.layerNorm(x, rows, dim, gamma, beta, eps, out);
         } else {
             RowKernels.layerNorm(x, rows, dim, gamma, beta, eps, out);
         }
@@ -29,7 +29,7 @@ final class Kernels {
     /** a[off + i] += b[i] for i in [0, n). */
     static void addInPlace(float[] a, int off, float[] b, int n) {
         if (PlainKernels.active()) {
-            PlainKernels.addInPlace(a, off, b, n);
+            PlainRows.addInPlace(a, off, b, n);
         } else {
             RowKernels.addInPlace(a, off, b, n);
         }
@@ -38,7 +38,7 @@ final class Kernels {
     /** The activation named by hidden_act, in place over [0, n). */
     static void activate(Activation act, float[] a, int n) {
         if (PlainKernels.active()) {
-            PlainKernels.activate(act, a, n);
+            PlainRows.activate(act, a, n);
         } else {
             RowKernels.activate(act, a, n);
         }
@@ -47,7 +47,7 @@ final class Kernels {
     /** tanh in place over [from, to). */
     static void tanh(float[] a, int from, int to) {
         if (PlainKernels.active()) {
-            PlainKernels.tanh(a, from, to);
+            PlainRows.tanh(a, from, to);
         } else {
             RowKernels.tanh(a, from, to);
         }
@@ -62,7 +62,7 @@ final class Kernels {
                           int workOff) {
         if (PlainKernels.active()) {
             // The plain loops keep their scores in rows of seq, in the scratch when no one wants them.
-            PlainKernels.head(q, qRow0, queries, k, v, hidden, row0, seq, col, headSize, mask, maskOff,
+            PlainAttention.head(q, qRow0, queries, k, v, hidden, row0, seq, col, headSize, mask, maskOff,
                     scores != null ? scores : work, scores != null ? scoresOff : workOff, ctx, new float[L]);
         } else {
             AttentionKernel.head(q, qRow0, queries, k, v, hidden, row0, seq, col, headSize, mask, maskOff, scores, scoresOff,

@@ -49,7 +49,7 @@ final class MatMul {
                 int col = p * PANEL;
                 if (w.fullPanel(p)) {
                     if (plain) {
-                        PlainKernels.panel(x, r0, n, w, p, out, col + shift, w.out);
+                        PlainMatMul.panel(x, r0, n, w, p, out, col + shift, w.out);
                     } else {
                         panel(x, r0, n, w, p, out, col + shift, w.out);
                     }
@@ -57,7 +57,7 @@ final class MatMul {
                     // A short last panel goes through a scratch tile, so the tiles need no masks.
                     float[] tile = new float[n * PANEL];
                     if (plain) {
-                        PlainKernels.panel(x, r0, n, w, p, tile, -r0 * PANEL, PANEL);
+                        PlainMatMul.panel(x, r0, n, w, p, tile, -r0 * PANEL, PANEL);
                     } else {
                         panel(x, r0, n, w, p, tile, -r0 * PANEL, PANEL);
                     }

@@ -212,7 +212,7 @@ public final class TextClassifier {
         List<Encoding> encodings = tokenizer.encodeBatch(texts, pairs, options);
         for (int i = 0; i < encodings.size(); i++) {
             if (encodings.get(i).length() > maxTokens) {
-                throw new TextTooLongException(pairs == null ? texts.get(i) : texts.get(i) + " / " + pairs.get(i),
+                throw new TextTooLongException(texts.get(i), pairs == null ? texts.get(i) : texts.get(i) + " / " + pairs.get(i),
                         encodings.get(i).length(), maxTokens, true);
             }
         }

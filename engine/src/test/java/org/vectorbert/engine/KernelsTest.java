@@ -295,7 +295,7 @@ class KernelsTest {
                 float[] tail = new float[VectorMath.L + 2];
                 VectorMath.expInPlace(a, 3, n, shift, tail, 1);
                 for (int i = 0; i < a.length; i++) {
-                    float expected = i < 3 || i >= 3 + n ? before[i] : PlainKernels.exp(before[i] - shift);
+                    float expected = i < 3 || i >= 3 + n ? before[i] : PlainRows.exp(before[i] - shift);
                     assertEquals(Float.floatToRawIntBits(expected), Float.floatToRawIntBits(a[i]),
                             "n " + n + " shift " + shift + " at " + i + " of " + before[i]);
                 }

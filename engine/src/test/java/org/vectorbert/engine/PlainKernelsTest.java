@@ -78,9 +78,9 @@ class PlainKernelsTest {
         float[] bias = random(PackedMatrix.PANEL, 1);
         float[] sixteen = new float[16];
         float[] eight = new float[16];
-        PlainKernels.row16(x, 0, in, panel, 0, bias, 0, sixteen, 0);
-        PlainKernels.row8(x, 0, in, panel, 0, bias, 0, eight, 0);
-        PlainKernels.row8(x, 0, in, panel, 8, bias, 8, eight, 8);
+        PlainMatMul.row16(x, 0, in, panel, 0, bias, 0, sixteen, 0);
+        PlainMatMul.row8(x, 0, in, panel, 0, bias, 0, eight, 0);
+        PlainMatMul.row8(x, 0, in, panel, 8, bias, 8, eight, 8);
         assertArrayEquals(sixteen, eight);
     }
 
@@ -93,21 +93,21 @@ class PlainKernelsTest {
             float[] vector = new float[x.length];
             float[] plain = new float[x.length];
             RowKernels.layerNorm(x, 3, dim, gamma, beta, 1e-12f, vector);
-            PlainKernels.layerNorm(x, 3, dim, gamma, beta, 1e-12f, plain);
+            PlainRows.layerNorm(x, 3, dim, gamma, beta, 1e-12f, plain);
             assertArrayEquals(vector, plain, "LayerNorm of " + dim);
 
             float[] s2 = random(dim, 8);
             s2[0] = -Float.MAX_VALUE;
             float[] s1 = KernelsTest.paddedToVectors(s2);
             RowKernels.softmax(s1, 0, s1.length);
-            PlainKernels.softmax(s2, 0, dim, new float[VectorMath.L]);
+            PlainRows.softmax(s2, 0, dim, new float[VectorMath.L]);
             assertArrayEquals(Arrays.copyOf(s1, dim), s2, "softmax of " + dim);
 
             float[] a1 = random(dim + 3, 1);
             float[] a2 = a1.clone();
             float[] b = random(dim, 1);
             RowKernels.addInPlace(a1, 3, b, dim);
-            PlainKernels.addInPlace(a2, 3, b, dim);
+            PlainRows.addInPlace(a2, 3, b, dim);
             assertArrayEquals(a1, a2, "residual of " + dim);
         }
     }
@@ -118,13 +118,13 @@ class PlainKernelsTest {
             float[] vector = edgyValues();
             float[] plain = vector.clone();
             RowKernels.activate(act, vector, vector.length);
-            PlainKernels.activate(act, plain, plain.length);
+            PlainRows.activate(act, plain, plain.length);
             assertArrayEquals(vector, plain, act.toString());
         }
         float[] vector = edgyValues();
         float[] plain = vector.clone();
         RowKernels.tanh(vector, 2, vector.length);
-        PlainKernels.tanh(plain, 2, plain.length);
+        PlainRows.tanh(plain, 2, plain.length);
         assertArrayEquals(vector, plain, "tanh");
     }
 
