@@ -82,8 +82,12 @@ final class ServeCommand implements Callable<Integer> {
             description = "Largest request body; larger ones are answered 413 unread (default: ${DEFAULT-VALUE}).")
     long payloadLimit;
 
-    @Option(names = "--auto-truncate", description = "TEI's routes cut texts longer than the model takes unless a request says "
-            + "\"truncate\": false (default: they refuse them with 422 unless a request says \"truncate\": true).")
+    // TEI's spelling takes a value (--auto-truncate false); arity 0..1 keeps the bare flag of TEI before 1.9 meaning true.
+    @Option(names = "--auto-truncate", negatable = true, defaultValue = "true", fallbackValue = "true", arity = "0..1",
+            paramLabel = "true|false",
+            description = "Whether TEI's routes cut texts longer than the model takes when a request does not say \"truncate\" "
+                    + "(default: ${DEFAULT-VALUE}, as TEI since 1.9; a long text sent with \"truncate\": false still gets 422). "
+                    + "--no-auto-truncate or --auto-truncate=false refuses them with 422 unless a request says \"truncate\": true.")
     boolean autoTruncate;
 
     @Option(names = "--v1-truncate", paramLabel = "true|false", arity = "1", defaultValue = "true",
@@ -102,6 +106,7 @@ final class ServeCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter err = spec.commandLine().getErr();
+        noValueForTheNegatedForm(spec.commandLine().getParseResult().originalArgs());
         String key = apiKey != null ? apiKey : System.getenv(API_KEY_VARIABLE);
         ServerOptions options;
         try {
@@ -169,6 +174,20 @@ final class ServeCommand implements Callable<Integer> {
             signal.stopped(status);
         }
         return status;
+    }
+
+    /**
+     * Refuses a value after --no-auto-truncate: with arity 0..1 picocli would not invert it ({@code --no-auto-truncate=false}
+     * would mean false), so only the bare negated form and {@code --auto-truncate[=]true|false} are taken.
+     */
+    static void noValueForTheNegatedForm(List<String> args) {
+        for (int i = 0; i < args.size(); i++) {
+            String a = args.get(i);
+            if (a.startsWith("--no-auto-truncate=") || a.equals("--no-auto-truncate") && i + 1 < args.size()
+                    && (args.get(i + 1).equalsIgnoreCase("true") || args.get(i + 1).equalsIgnoreCase("false"))) {
+                throw new UserError("--no-auto-truncate takes no value; say --auto-truncate=true or --auto-truncate=false");
+            }
+        }
     }
 
     /**

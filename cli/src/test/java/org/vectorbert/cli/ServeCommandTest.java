@@ -154,12 +154,37 @@ class ServeCommandTest {
     }
 
     @Test
+    void autoTruncateIsOnByDefaultAsInTei19AndTakesTeisAndPicocliSpellings() {
+        assertEquals(true, autoTruncate());
+        assertEquals(true, autoTruncate("--auto-truncate"), "the bare flag of scripts written for TEI before 1.9");
+        assertEquals(false, autoTruncate("--no-auto-truncate"));
+        assertEquals(false, autoTruncate("--auto-truncate=false"));
+        assertEquals(false, autoTruncate("--auto-truncate", "false"), "TEI's own spelling");
+        assertEquals(true, autoTruncate("--auto-truncate", "true"));
+        assertEquals(true, autoTruncate("--auto-truncate", "--port", "0"));
+        assertEquals(false, autoTruncate("--auto-truncate", "false", "--port", "0"));
+        String help = run("serve", "--help").out();
+        assertTrue(help.contains("--[no-]auto-truncate") && help.contains("(default: true, as TEI since 1.9"), help);
+    }
+
+    /** serve's --auto-truncate after parsing {@code args} (not run). */
+    private static boolean autoTruncate(String... args) {
+        List<String> all = new ArrayList<>(List.of("serve"));
+        all.addAll(List.of(args));
+        picocli.CommandLine.ParseResult parsed = Main.commandLine("serve").parseArgs(all.toArray(String[]::new));
+        return ((ServeCommand) parsed.subcommand().commandSpec().userObject()).autoTruncate;
+    }
+
+    @Test
     void optionsItCannotServeWithAreRefusedInOneLine() throws Exception {
         assertUserError(run("serve", "--port", "70000"), "--port must be 0 to 65535, was 70000");
         assertUserError(run("serve", "--max-client-batch-size", "0"), "--max-client-batch-size must be positive, was 0");
         assertUserError(run("serve", "--pooling", "median"), "unknown --pooling 'median'");
         assertUserError(run("serve", "--served-model-name", " "), "--served-model-name must not be blank");
         assertUserError(run("serve", "--v1-truncate", "maybe"), "'maybe' is not a boolean");
+        // picocli would not invert a value given to the negated form: refused rather than read backwards.
+        assertUserError(run("serve", "--no-auto-truncate=false"), "--no-auto-truncate takes no value");
+        assertUserError(run("serve", "--no-auto-truncate", "true"), "--no-auto-truncate takes no value");
         assertUserError(run("serve", "--port", "0", "--max-batch-tokens", "100", "--model", TestModels.bertBaseUncased().toString()),
                 "--max-batch-tokens 100 is less than the model's longest input (512 tokens)");
         try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {

@@ -13,6 +13,7 @@ import java.time.Duration;
  * @param maxConcurrentRequests requests in progress at once; more are answered 429 at once
  * @param payloadLimit          bytes a request body may have; more are answered 413 without being read
  * @param autoTruncate          whether TEI's routes cut texts longer than the model takes when a request does not say
+ *                              (TEI's --auto-truncate: true by default, as since TEI 1.9)
  * @param v1Truncate            whether OpenAI's /v1/embeddings cuts texts longer than the model takes (an OpenAI client
  *                              cannot say; refused with 422 when false)
  * @param apiKey                the bearer token every route but /health, /openapi.json and /docs then needs, or null for none
@@ -47,10 +48,11 @@ public record ServerOptions(String host, int port, int maxBatchTokens, int maxCl
 
     /**
      * TEI's defaults: 16384 batch tokens, 32 texts a request, 512 concurrent requests, 2 MB bodies; loopback, port 8080;
-     * TEI's routes refuse a text longer than the model takes unless the request says {@code truncate}, /v1/embeddings cuts it.
+     * TEI's routes cut a text longer than the model takes unless the request says {@code "truncate": false} (TEI's
+     * --auto-truncate, true since TEI 1.9), and /v1/embeddings cuts it.
      */
     public static ServerOptions defaults() {
-        return new ServerOptions("127.0.0.1", 8080, 16384, 32, 512, 2_000_000, false, true, null, Duration.ofSeconds(30));
+        return new ServerOptions("127.0.0.1", 8080, 16384, 32, 512, 2_000_000, true, true, null, Duration.ofSeconds(30));
     }
 
     public ServerOptions withHost(String h) {

@@ -315,13 +315,37 @@ class ServerTest {
     }
 
     @Test
+    void teisRoutesCutLongTextsByDefaultAsTeiDoesSince19() throws Exception {
+        // TEI's --auto-truncate is true by default since TEI 1.9: a request that does not say "truncate" has its long text cut.
+        String longText = "word ".repeat(600);
+        assertEquals(true, json(get(server, "info")).get("auto_truncate").asBoolean(false));
+        JsonNode cut = json(post(server, "embed", JSON.writeValueAsString(java.util.Map.of("inputs", List.of(longText, "ok")))));
+        assertArrayEquals(embeddings.with(embeddings.options().withNormalize(true).withTruncate(true)).embed(longText), floats(cut.get(0)));
+        assertEquals(200, post(server, "similarity", JSON.writeValueAsString(java.util.Map.of("inputs",
+                java.util.Map.of("source_sentence", longText, "sentences", List.of("ok"))))).statusCode());
+        // --no-auto-truncate: TEI's routes refuse it unless the request says "truncate": true; /v1/embeddings still cuts.
+        try (EmbeddingServer strict = EmbeddingServer.start(ServerOptions.defaults().withPort(0).withAutoTruncate(false))) {
+            strict.ready(Models.of("bert-base-uncased", embeddings));
+            assertEquals(false, json(get(strict, "info")).get("auto_truncate").asBoolean(true));
+            assertError(post(strict, "embed", JSON.writeValueAsString(java.util.Map.of("inputs", List.of("ok", longText)))), 422,
+                    "Validation", "input 1 is 602 tokens, longer than the model's 512; shorten it or send \"truncate\": true");
+            assertError(post(strict, "similarity", JSON.writeValueAsString(java.util.Map.of("inputs",
+                    java.util.Map.of("source_sentence", longText, "sentences", List.of("ok"))))), 422, "Validation", "longer than the model's 512");
+            assertEquals(200, post(strict, "embed", JSON.writeValueAsString(java.util.Map.of("inputs", longText, "truncate", true))).statusCode());
+            assertEquals(200, post(strict, "v1/embeddings", JSON.writeValueAsString(java.util.Map.of("input", longText))).statusCode());
+        }
+    }
+
+    @Test
     void badRequestsGetTeisErrors() throws Exception {
         assertError(post(server, "embed", "{\"inputs\": []}"), 400, "Empty", "`inputs` cannot be empty");
         String many = JSON.writeValueAsString(java.util.Map.of("inputs", java.util.Collections.nCopies(33, "x")));
         assertError(post(server, "embed", many), 422, "Validation", "batch size 33 > maximum allowed batch size 32");
         assertError(post(server, "embed", "{\"inputs\": [\"a\", \"\"]}"), 422, "Validation", "`inputs[1]` is an empty string");
-        String tooLong = "{\"inputs\": [\"ok\", \"" + "word ".repeat(600) + "\"]}";
-        assertError(post(server, "embed", tooLong), 422, "Validation", "input 1 is 602 tokens, longer than the model's 512");
+        // A request's own "truncate": false refuses a long text even though the server cuts by default.
+        String tooLong = "{\"inputs\": [\"ok\", \"" + "word ".repeat(600) + "\"], \"truncate\": false}";
+        assertError(post(server, "embed", tooLong), 422, "Validation",
+                "input 1 is 602 tokens, longer than the model's 512; shorten it or send \"truncate\": true");
         String cut = "{\"inputs\": \"" + "word ".repeat(600) + "\", \"truncate\": true, \"truncation_direction\": \"Left\"}";
         assertEquals(200, post(server, "embed", cut).statusCode());
         assertError(post(server, "embed", "{\"inputs\": \"a\", \"truncation_direction\": \"up\"}"), 422, "Validation", "`truncation_direction`");
