@@ -71,7 +71,8 @@ final class InspectCommand implements Callable<Integer> {
         Set<HeadKind> heads = BertModel.headsIn(c);
         b.append("heads:      ").append(String.join(", ", Arrays.stream(HeadKind.values())
                 .map(h -> h.shortName() + (heads.contains(h) ? " yes" : " no")).toList())).append('\n');
-        DeclaredEmbedding e = embedding(c);
+        TokenizerLoad tokenizer = TokenizerLoad.of(c);
+        DeclaredEmbedding e = embedding(c, tokenizer);
         b.append("pooling:    ").append(String.join("+", e.pooling())).append("  (").append(e.poolingFrom()).append(")\n");
         b.append("normalised: ").append(e.normalize() ? "yes" : "no").append("  (").append(e.normalizeFrom()).append(")\n");
         b.append("max length: ").append(e.maxTokens()).append(" tokens, longer texts ").append(e.cut() ? "cut" : "refused").append("  (")
@@ -79,7 +80,7 @@ final class InspectCommand implements Callable<Integer> {
         b.append("prompts:    ").append(e.prompts().isEmpty() ? "none" : String.join(", ", e.prompts().entrySet().stream()
                 .map(p -> p.getKey() + " \"" + p.getValue() + "\"" + (p.getKey().equals(e.defaultPrompt()) ? " (default)" : "")).toList()))
                 .append("  (").append(e.promptsFrom()).append(")\n");
-        for (String problem : problems(c)) {
+        for (String problem : problems(c, tokenizer)) {
             b.append("problem:    ").append(problem).append('\n');
         }
         int width = c.tensors().keySet().stream().mapToInt(String::length).max().orElse(4);
@@ -90,28 +91,35 @@ final class InspectCommand implements Callable<Integer> {
         return b.toString();
     }
 
-    /** How the model embeds by default, and where each setting comes from (the tokenizer's limit, when it loads, with the model's). */
-    static DeclaredEmbedding embedding(BertCheckpoint c) {
-        int positions = c.config().maxTokens();
-        int max = positions;
-        String from = "the model's " + positions + " positions";
-        try {
-            int tokenizerMax = Tokenizer.fromDirectory(c.directory()).modelMaxLength();
-            if (tokenizerMax < positions) {
-                max = tokenizerMax;
-                from = "the tokenizer's model_max_length";
+    /** The model's tokenizer, loaded once for what inspect shows, or why it does not load. */
+    private record TokenizerLoad(Tokenizer tokenizer, String error) {
+        static TokenizerLoad of(BertCheckpoint c) {
+            try {
+                return new TokenizerLoad(Tokenizer.fromDirectory(c.directory()), null);
+            } catch (VectorbertException e) {
+                return new TokenizerLoad(null, e.getMessage());
             }
-        } catch (VectorbertException e) {
-            // named among the problems
         }
-        return DeclaredEmbedding.of(c.directory(), max, from);
+    }
+
+    /** How the model embeds by default, and where each setting comes from (the tokenizer's limit, when it loads, with the model's). */
+    private static DeclaredEmbedding embedding(BertCheckpoint c, TokenizerLoad t) {
+        int positions = c.config().maxTokens();
+        if (t.tokenizer() != null && t.tokenizer().modelMaxLength() < positions) {
+            return DeclaredEmbedding.of(c.directory(), t.tokenizer().modelMaxLength(), "the tokenizer's model_max_length");
+        }
+        return DeclaredEmbedding.of(c.directory(), positions, "the model's " + positions + " positions");
     }
 
     /** Where config.json, the weights and the tokenizer disagree: the model will not load, and this says why. */
-    static List<String> problems(BertCheckpoint c) {
+    private static List<String> problems(BertCheckpoint c, TokenizerLoad t) {
         List<String> problems = new ArrayList<>(c.contradictions());
+        if (t.tokenizer() == null) {
+            problems.add("the tokenizer does not load: " + t.error());
+            return problems;
+        }
         try {
-            BertModel.tokenizerMismatch(Tokenizer.fromDirectory(c.directory()), c.config()).ifPresent(problems::add);
+            BertModel.tokenizerMismatch(t.tokenizer(), c.config()).ifPresent(problems::add);
         } catch (VectorbertException e) {
             problems.add("the tokenizer does not load: " + e.getMessage());
         }
@@ -138,7 +146,8 @@ final class InspectCommand implements Callable<Integer> {
         for (HeadKind h : HeadKind.values()) {
             o.put(h.key(), heads.contains(h));
         }
-        DeclaredEmbedding e = embedding(c);
+        TokenizerLoad tokenizer = TokenizerLoad.of(c);
+        DeclaredEmbedding e = embedding(c, tokenizer);
         ObjectNode embedding = o.putObject("embedding");
         e.pooling().forEach(embedding.putArray("pooling")::add);
         embedding.put("pooling_from", e.poolingFrom()).put("normalize", e.normalize()).put("normalize_from", e.normalizeFrom())
@@ -147,7 +156,7 @@ final class InspectCommand implements Callable<Integer> {
         e.prompts().forEach(prompts::put);
         embedding.put("default_prompt_name", e.defaultPrompt()).put("prompts_from", e.promptsFrom());
         ArrayNode problems = o.putArray("problems");
-        problems(c).forEach(problems::add);
+        problems(c, tokenizer).forEach(problems::add);
         ArrayNode tensors = o.putArray("tensors");
         for (Tensor t : c.tensors().values()) {
             ObjectNode n = tensors.addObject();

@@ -10,7 +10,6 @@ import java.lang.classfile.instruction.ConstantInstruction;
 import java.lang.classfile.instruction.FieldInstruction;
 import java.lang.constant.ClassDesc;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.zip.ZipEntry;
@@ -42,14 +41,12 @@ record Langchain4jJar(String className, String onnxEntry, String tokenizerEntry,
 
     /** The model class of {@code jar}; refused in one line naming what is missing when no class says how it embeds. */
     static Langchain4jJar read(Path jar, ZipFile zip) {
-        List<String> seen = new ArrayList<>();
         for (ZipEntry entry : zip.stream().filter(e -> e.getName().startsWith(MODEL_PACKAGE) && e.getName().endsWith(".class")).toList()) {
             ClassModel model = parse(jar, zip, entry);
             if (model.superclass().isEmpty() || !BASES.contains(model.superclass().get().asInternalName())) {
                 continue;
             }
             String name = model.thisClass().asInternalName().replace('/', '.');
-            seen.add(name);
             String onnx = null;
             String tokenizer = null;
             String pooling = null;
@@ -81,7 +78,7 @@ record Langchain4jJar(String className, String onnxEntry, String tokenizerEntry,
                     name.endsWith("QuantizedEmbeddingModel") || name.endsWith("QEmbeddingModel"));
         }
         throw new LoaderException(jar + " holds langchain4j classes but no in-process embedding model class (a subclass of"
-                + " AbstractInProcessEmbeddingModel) to read its pooling from" + (seen.isEmpty() ? "" : " (found " + seen + ")"));
+                + " AbstractInProcessEmbeddingModel) to read its pooling from");
     }
 
     /** The jar entry a class loads by name, which langchain4j resolves next to the class or at the jar's root. */
