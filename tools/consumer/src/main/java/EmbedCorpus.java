@@ -10,7 +10,7 @@ import java.util.List;
 import org.vectorbert.engine.Embeddings;
 
 /**
- * The README's EmbeddingsExample over a file: every line of LINES.txt embedded with MODEL's own options (what
+ * docs/library.md's EmbeddingsExample over a file: every line of LINES.txt embedded with MODEL's own options (what
  * {@code vectorbert embed --model MODEL --file LINES.txt} does; no MODEL, bert-base-uncased), 2,048 lines per call, the vectors written to OUT as
  * little-endian float32 rows (the data of the command's {@code --output X.npy}, without its header). Then one line:
  * texts, seconds, and the JVM's peak resident memory (VmHWM in /proc/self/status, what {@code /usr/bin/time -v}

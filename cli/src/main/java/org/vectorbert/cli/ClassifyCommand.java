@@ -24,10 +24,10 @@ import picocli.CommandLine.Spec;
         addMethodSubcommands = false,
         description = "Label texts (or text pairs) with a sequence-classification model, as Hugging Face's text-classification pipeline does.",
         footer = {"", "Examples:",
-            "  vectorbert classify --model path/to/sentiment-model \"I loved it.\" \"Never again.\"",
-            "  vectorbert classify --model path/to/nli-model --pair \"A man is sleeping.\" \"A man sleeps on a sofa.\"",
+            "  vectorbert classify --model distilbert/distilbert-base-uncased-finetuned-sst-2-english \"I loved it.\" \"Never again.\"",
+            "  vectorbert classify --model cross-encoder/nli-distilroberta-base --pair \"A man is sleeping.\" \"A man sleeps on a sofa.\"",
             "      (premise \"A man sleeps on a sofa.\", the TEXT; hypothesis \"A man is sleeping.\", the --pair)",
-            "  vectorbert classify --model path/to/topic-model --top-k 3 --json --file texts.txt   (one text per line; - reads standard input)"},
+            "  vectorbert classify --model SamLowe/roberta-base-go_emotions --top-k 3 --json --file texts.txt   (one text per line; - reads standard input)"},
         sortOptions = false)
 final class ClassifyCommand implements Callable<Integer> {
     @Spec

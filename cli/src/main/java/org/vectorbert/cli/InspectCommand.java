@@ -33,7 +33,7 @@ import picocli.CommandLine.Spec;
         footer = {"", "Examples:",
             "  vectorbert inspect                       (the default bert-base-uncased)",
             "  vectorbert inspect --model google-bert/bert-base-uncased --json   (from the Hugging Face cache or hub)",
-            "  vectorbert inspect --model path/to/model-dir"},
+            "  vectorbert inspect --model sentence-transformers/all-MiniLM-L6-v2"},
         sortOptions = false)
 final class InspectCommand implements Callable<Integer> {
     @Spec

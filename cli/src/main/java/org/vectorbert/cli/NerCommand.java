@@ -25,8 +25,8 @@ import picocli.CommandLine.Spec;
         description = "Find named entities (or any token labels) with a token-classification model, as Hugging Face's "
                 + "token-classification pipeline does.",
         footer = {"", "Examples:",
-            "  vectorbert ner --model path/to/bert-base-NER --aggregation-strategy simple \"My name is Wolfgang and I live in Berlin.\"",
-            "  vectorbert ner --model path/to/bert-base-NER --json --file texts.txt   (one text per line; - reads standard input)"},
+            "  vectorbert ner --model dslim/bert-base-NER --aggregation-strategy simple \"My name is Wolfgang and I live in Berlin.\"",
+            "  vectorbert ner --model dslim/bert-base-NER --json --file texts.txt   (one text per line; - reads standard input)"},
         sortOptions = false)
 final class NerCommand implements Callable<Integer> {
     @Spec

@@ -24,9 +24,9 @@ import picocli.CommandLine.Spec;
         description = "Answer a question from a context with an extractive question-answering model, as Hugging Face's "
                 + "question-answering pipeline does.",
         footer = {"", "Examples:",
-            "  vectorbert qa --model path/to/distilbert-base-cased-distilled-squad --question \"Where do I live?\" "
+            "  vectorbert qa --model distilbert/distilbert-base-cased-distilled-squad --question \"Where do I live?\" "
                     + "--context \"My name is Wolfgang and I live in Berlin.\"",
-            "  vectorbert qa --model path/to/squad-model --json --file questions.jsonl   "
+            "  vectorbert qa --model distilbert/distilbert-base-cased-distilled-squad --json --file questions.jsonl   "
                     + "(one {\"question\": ..., \"context\": ...} per line; - reads standard input)"},
         sortOptions = false)
 final class QaCommand implements Callable<Integer> {

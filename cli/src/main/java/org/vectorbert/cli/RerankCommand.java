@@ -26,8 +26,8 @@ import picocli.CommandLine.Spec;
         description = "Order texts by how well they answer a query, with a cross-encoder (a one-label sequence-classification model), "
                 + "as TEI's /rerank does.",
         footer = {"", "Examples:",
-            "  vectorbert rerank --model path/to/ms-marco-MiniLM-L-6-v2 --query \"capital of France\" \"Paris is in France.\" \"Bananas are yellow.\"",
-            "  vectorbert rerank --model path/to/reranker --query \"...\" --top-k 10 --json --file passages.txt   (one text per line)"},
+            "  vectorbert rerank --model cross-encoder/ms-marco-MiniLM-L6-v2 --query \"capital of France\" \"Paris is in France.\" \"Bananas are yellow.\"",
+            "  vectorbert rerank --model BAAI/bge-reranker-base --query \"...\" --top-k 10 --json --file passages.txt   (one text per line)"},
         sortOptions = false)
 final class RerankCommand implements Callable<Integer> {
     @Spec

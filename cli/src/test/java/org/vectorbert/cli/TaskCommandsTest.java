@@ -153,15 +153,15 @@ class TaskCommandsTest {
         assertEquals(4, table.out().split("\n").length, table.out());
     }
 
-    /** The README's NLI example names the texts as --help does: the TEXT the premise (text), --pair the hypothesis (text_pair). */
+    /** docs/cli.md's NLI example names the texts as --help does: the TEXT the premise (text), --pair the hypothesis (text_pair). */
     @Test
-    void theReadmesPairExampleIsTheHelpsOne() throws IOException {
-        String readme = Files.readString(Path.of("..", "README.md"));
+    void theDocsPairExampleIsTheHelpsOne() throws IOException {
+        String docs = Files.readString(Path.of("..", "docs", "cli.md"));
         var help = run("classify", "--help");
         assertEquals(0, help.exit(), help.err());
-        String example = "vectorbert classify --model path/to/nli-model --pair \"A man is sleeping.\" \"A man sleeps on a sofa.\"";
+        String example = "vectorbert classify --model cross-encoder/nli-distilroberta-base --pair \"A man is sleeping.\" \"A man sleeps on a sofa.\"";
         assertTrue(help.out().contains(example), help.out());
-        assertTrue(readme.contains("\n" + example + "\n"), "README.md has the help's --pair example");
+        assertTrue(docs.contains("\n" + example + "\n"), "docs/cli.md has the help's --pair example");
         assertTrue(help.out().contains("premise \"A man sleeps on a sofa.\", the TEXT"), help.out());
     }
 

@@ -22,8 +22,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.vectorbert.loader.testing.TinyTaskModels;
 
-/** The README's library examples, compiled and run exactly as the README shows them, so they cannot rot. */
-class ReadmeExamplesTest {
+/** docs/library.md's examples, compiled and run exactly as the page shows them, so they cannot rot. */
+class LibraryExamplesTest {
     private static final Pattern JAVA_BLOCK = Pattern.compile("```java\n(.*?)```", Pattern.DOTALL);
     private static final Pattern CLASS_NAME = Pattern.compile("public class (\\w+)");
 
@@ -32,10 +32,10 @@ class ReadmeExamplesTest {
 
     @Test
     void theLibraryExamplesCompileAndRun() throws Exception {
-        String readme = Files.readString(Path.of("..", "README.md"));
+        String page = Files.readString(Path.of("..", "docs", "library.md"));
         List<String> classes = new ArrayList<>();
         List<String> files = new ArrayList<>();
-        Matcher block = JAVA_BLOCK.matcher(readme);
+        Matcher block = JAVA_BLOCK.matcher(page);
         while (block.find()) {
             Matcher name = CLASS_NAME.matcher(block.group(1));
             if (name.find()) {

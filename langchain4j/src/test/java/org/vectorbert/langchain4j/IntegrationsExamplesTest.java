@@ -23,11 +23,9 @@ import org.junit.jupiter.api.io.TempDir;
 import org.vectorbert.loader.testing.TinyTaskModels;
 
 /**
- * The README's langchain4j examples, compiled and run exactly as the README shows them. They are
- * not public classes: the command line's README test compiles every public class of the README,
- * without langchain4j on its class path.
+ * docs/integrations.md's langchain4j examples, compiled and run exactly as the page shows them.
  */
-class ReadmeExamplesTest {
+class IntegrationsExamplesTest {
     private static final Pattern SECTION = Pattern.compile("\n## langchain4j: `vectorbert-langchain4j`\n(.*?)\n## ", Pattern.DOTALL);
     private static final Pattern JAVA_BLOCK = Pattern.compile("```java\n(.*?)```", Pattern.DOTALL);
     private static final Pattern CLASS_NAME = Pattern.compile("(?m)^class (\\w+)");
@@ -37,8 +35,8 @@ class ReadmeExamplesTest {
 
     @Test
     void theLangchain4jExamplesCompileAndRun() throws Exception {
-        Matcher section = SECTION.matcher(Files.readString(Path.of("..", "README.md")));
-        assertTrue(section.find(), "the README has a langchain4j section");
+        Matcher section = SECTION.matcher(Files.readString(Path.of("..", "docs", "integrations.md")));
+        assertTrue(section.find(), "docs/integrations.md has a langchain4j section");
         List<String> classes = new ArrayList<>();
         List<String> files = new ArrayList<>();
         Matcher block = JAVA_BLOCK.matcher(section.group(1));

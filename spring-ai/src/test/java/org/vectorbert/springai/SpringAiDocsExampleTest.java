@@ -23,13 +23,11 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
- * The README's "Spring AI" section, its properties and its service compiled and run as written, in a Spring
- * context with the auto-configuration. Only the model is swapped: the README names the hub id, which cannot be
- * downloaded here, and the test the same model from the langchain4j jar. (cli's ReadmeExamplesTest compiles the
- * README's public classes without Spring on its class path; the example's class is package-private, so it is
- * this module's to check.)
+ * docs/integrations.md's "Spring AI" section, its properties and its service compiled and run as written, in a Spring
+ * context with the auto-configuration. Only the model is swapped: the page names the hub id, which cannot be
+ * downloaded here, and the test the same model from the langchain4j jar.
  */
-class SpringAiReadmeExampleTest {
+class SpringAiDocsExampleTest {
     private static final String SECTION = "## Spring AI: `vectorbert-spring-ai`";
 
     @TempDir
@@ -37,11 +35,11 @@ class SpringAiReadmeExampleTest {
 
     @Test
     void theSectionsPropertiesAndServiceWorkAsWritten() throws Exception {
-        String readme = Files.readString(Path.of("..", "README.md"));
-        int start = readme.indexOf(SECTION);
-        assertFalse(start < 0, "README has no section " + SECTION);
-        int end = readme.indexOf("\n## ", start + SECTION.length());
-        String section = readme.substring(start, end < 0 ? readme.length() : end);
+        String page = Files.readString(Path.of("..", "docs", "integrations.md"));
+        int start = page.indexOf(SECTION);
+        assertFalse(start < 0, "docs/integrations.md has no section " + SECTION);
+        int end = page.indexOf("\n## ", start + SECTION.length());
+        String section = page.substring(start, end < 0 ? page.length() : end);
 
         Properties written = new Properties();
         written.load(new StringReader(block(section, "properties")));
