@@ -30,7 +30,8 @@ import org.vectorbert.loader.testing.TinyTaskModels;
  */
 class DocsExamplesTest {
     private static final Pattern NOT_RUN = Pattern.compile("<!-- not run here: [^>]+-->\\s*$");
-    private static final Pattern SERVE = Pattern.compile("^(?:bin/)?vectorbert serve\\b.*&$");
+    /** A line that starts a server: {@code [VAR=value ...] [bin/]vectorbert serve ...}. */
+    private static final Pattern SERVE = Pattern.compile("^(?:\\w+=\\S+\\s+)*(?:bin/)?vectorbert serve\\b");
     private static final Pattern PORT = Pattern.compile("--port[ =](\\d+)");
     private static final Pattern HUB_ID = Pattern.compile("--model[ =]([A-Za-z0-9][\\w.-]*/[\\w.-]+)");
 
@@ -61,6 +62,7 @@ class DocsExamplesTest {
     private Map<String, Supplier<Path>> hubModels() {
         Map<String, Supplier<Path>> m = new LinkedHashMap<>();
         m.put("google-bert/bert-base-uncased", TestModels::bertBaseUncased);
+        m.put("naver/splade-cocondenser-ensembledistil", TestModels::bertBaseUncased);   // a BERT with its MLM head, as SPLADE is
         m.put("sentence-transformers/all-MiniLM-L6-v2", org.vectorbert.convert.testing.RealModels::allMiniLm);
         m.put("distilbert/distilbert-base-uncased-finetuned-sst-2-english",
                 () -> tiny(d -> TinyTaskModels.sequenceClassifier(d, List.of("NEGATIVE", "POSITIVE"), "")));
@@ -126,34 +128,78 @@ class DocsExamplesTest {
         for (Path page : DocsTest.referencePages()) {
             Path dir = Files.createDirectories(work.resolve("run").resolve(repo.relativize(page).toString().replace('/', '_')));
             Files.createSymbolicLink(dir.resolve("bin"), repo.resolve("bin"));   // for examples written as bin/vectorbert
-            for (Block b : blocks(page)) {
-                if (!b.run()) {
-                    continue;
+            Process server = null;   // the page's own: "the server started above" of a block that only sends requests
+            try {
+                for (Block b : blocks(page)) {
+                    if (!b.run()) {
+                        continue;
+                    }
+                    boolean startsOne = b.script().lines().anyMatch(l -> SERVE.matcher(l.strip()).find());
+                    if (startsOne && server != null) {
+                        stop(server);
+                        server = null;
+                    } else if (!startsOne && b.script().contains("localhost:8080") && server == null) {
+                        server = start(repo, dir, work.resolve("home"), hub);
+                    }
+                    Result r = bash(repo, dir, work.resolve("home"), hub, script(b.script()));
+                    if (r.exit() != 0) {
+                        failures.add(repo.relativize(page) + ":" + b.line() + " exit " + r.exit() + "\n" + b.script() + r.output());
+                    }
+                    ran++;
                 }
-                Result r = bash(repo, dir, work.resolve("home"), hub, script(b.script()));
-                if (r.exit() != 0) {
-                    failures.add(repo.relativize(page) + ":" + b.line() + " exit " + r.exit() + "\n" + b.script() + r.output());
+            } finally {
+                if (server != null) {
+                    stop(server);
                 }
-                ran++;
             }
         }
         assertEquals(List.of(), failures);
         assertTrue(ran >= 20, ran + " blocks ran");
     }
 
-    /** The block as bash runs it: stop at the first failure; a server started with & is waited for, and stopped at the end. */
+    /**
+     * The block as bash runs it: stop at the first failure. A server the block starts runs in the background until
+     * /health answers 200, and is stopped at the next server line or when the block ends.
+     */
     static String script(String block) {
-        StringBuilder s = new StringBuilder("set -euo pipefail\ntrap 'kill $(jobs -p) 2>/dev/null; wait' EXIT\n");
+        StringBuilder s = new StringBuilder("set -euo pipefail\nserver=\n"
+                + "stop() { if [ -n \"$server\" ]; then kill \"$server\" 2>/dev/null; wait \"$server\" || true; server=; fi; }\n"
+                + "trap stop EXIT\n");
         for (String line : block.replace("\\\n", " ").split("\n")) {
-            s.append(line).append('\n');
-            if (SERVE.matcher(line.strip()).matches()) {
-                Matcher given = PORT.matcher(line);
-                String port = given.find() ? given.group(1) : "8080";
-                s.append("for i in $(seq 600); do curl -sf -o /dev/null localhost:").append(port)
-                        .append("/health && break; sleep 0.2; done\n");
+            String command = line.replaceFirst("\\s+#.*$", "").strip();
+            if (SERVE.matcher(command).find()) {
+                Matcher given = PORT.matcher(command);
+                s.append("stop\n").append(command.replaceFirst("\\s*&$", "")).append(" &\nserver=$!\n")
+                        .append(waitFor(given.find() ? given.group(1) : "8080", "$server")).append('\n');
+            } else {
+                s.append(line).append('\n');
             }
         }
         return s.toString();
+    }
+
+    /** Polls /health until it answers 200; fails when the process {@code pid} ends first or after three minutes. */
+    private static String waitFor(String port, String pid) {
+        return "for i in $(seq 900); do curl -sf -o /dev/null localhost:" + port + "/health && break; kill -0 " + pid
+                + " 2>/dev/null || exit 3; sleep 0.2; done; curl -sf -o /dev/null localhost:" + port + "/health";
+    }
+
+    /** The default model served on 8080, for a page's blocks that send requests to "the server started above". */
+    private static Process start(Path repo, Path dir, Path home, Path hub) throws IOException, InterruptedException {
+        ProcessBuilder pb = new ProcessBuilder("bash", "-c", "exec bin/vectorbert serve").directory(dir.toFile())
+                .redirectErrorStream(true).redirectOutput(dir.resolve("server.log").toFile());
+        environment(pb, repo, home, hub);
+        Process p = pb.start();
+        Result ready = bash(repo, dir, home, hub, waitFor("8080", Long.toString(p.pid())));
+        assertEquals(0, ready.exit(), "the page's server did not start: " + Files.readString(dir.resolve("server.log")));
+        return p;
+    }
+
+    private static void stop(Process server) throws InterruptedException {
+        server.destroy();   // SIGTERM: the server drains and exits
+        if (!server.waitFor(60, TimeUnit.SECONDS)) {
+            server.destroyForcibly().waitFor();
+        }
     }
 
     record Result(int exit, String output) {}
@@ -162,6 +208,18 @@ class DocsExamplesTest {
         Path log = Files.createTempFile(dir.getParent(), "out", ".log");
         ProcessBuilder pb = new ProcessBuilder("bash", "-c", script).directory(dir.toFile()).redirectErrorStream(true)
                 .redirectOutput(log.toFile());
+        environment(pb, repo, home, hub);
+        Process p = pb.start();
+        if (!p.waitFor(10, TimeUnit.MINUTES)) {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly().waitFor();
+            return new Result(-1, "timed out after 10 minutes\n" + Files.readString(log, StandardCharsets.UTF_8));
+        }
+        return new Result(p.exitValue(), Files.readString(log, StandardCharsets.UTF_8));
+    }
+
+    /** vectorbert on the PATH, the test's models and caches, no start-up cache recorded in the background. */
+    private static void environment(ProcessBuilder pb, Path repo, Path home, Path hub) {
         Map<String, String> env = pb.environment();
         env.put("PATH", repo.resolve("bin") + ":" + env.get("PATH"));
         env.put("VECTORBERT_HOME", home.toString());
@@ -170,13 +228,6 @@ class DocsExamplesTest {
         env.put("VECTORBERT_AOT", "0");
         env.put("VECTORBERT_JAVA_OPTS", "-Dvectorbert.packed=" + home.resolve("packed"));
         env.remove("JAVA_HOME");
-        Process p = pb.start();
-        if (!p.waitFor(10, TimeUnit.MINUTES)) {
-            p.descendants().forEach(ProcessHandle::destroyForcibly);
-            p.destroyForcibly().waitFor();
-            return new Result(-1, "timed out after 10 minutes\n" + Files.readString(log, StandardCharsets.UTF_8));
-        }
-        return new Result(p.exitValue(), Files.readString(log, StandardCharsets.UTF_8));
     }
 
     /** The files of {@code from} as hard links under {@code to}: no copy, and nothing outside to remove. */

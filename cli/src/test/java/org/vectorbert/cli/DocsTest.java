@@ -125,6 +125,34 @@ class DocsTest {
         assertTrue(lines >= 40, lines + " command lines");
     }
 
+    /** The README's Java snippets are cut from the examples docs/ compiles and runs (LibraryExamplesTest and the adapters'). */
+    @Test
+    void theReadmesJavaIsCutFromExamplesThatRun() {
+        List<String> examples = new ArrayList<>();
+        for (String page : List.of("docs/library.md", "docs/integrations.md")) {
+            examples.addAll(javaBlocks(read(ROOT.resolve(page))).stream().map(DocsTest::unindented).toList());
+        }
+        List<String> snippets = javaBlocks(read(ROOT.resolve("README.md")));
+        assertTrue(snippets.size() >= 2, snippets.size() + " snippets");
+        for (String snippet : snippets) {
+            assertTrue(examples.stream().anyMatch(e -> e.contains(unindented(snippet))), "README.md's snippet is in no example:\n" + snippet);
+        }
+    }
+
+    private static List<String> javaBlocks(String markdown) {
+        List<String> out = new ArrayList<>();
+        Matcher m = Pattern.compile("```java\n(.*?)```", Pattern.DOTALL).matcher(markdown);
+        while (m.find()) {
+            out.add(m.group(1));
+        }
+        return out;
+    }
+
+    /** Each line without its leading spaces: a snippet is the example's lines, indented less. */
+    private static String unindented(String code) {
+        return code.lines().map(String::strip).collect(java.util.stream.Collectors.joining("\n"));
+    }
+
     @Test
     void theReadmeStaysShort() {
         long lines = read(ROOT.resolve("README.md")).lines().count();

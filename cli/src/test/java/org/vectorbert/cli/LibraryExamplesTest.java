@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.vectorbert.loader.testing.TinyTaskModels;
 
-/** docs/library.md's examples, compiled and run exactly as the page shows them, so they cannot rot. */
+/** The library examples of the docs (every {@code public class} of a ```java block), compiled and run exactly as written. */
 class LibraryExamplesTest {
     private static final Pattern JAVA_BLOCK = Pattern.compile("```java\n(.*?)```", Pattern.DOTALL);
     private static final Pattern CLASS_NAME = Pattern.compile("public class (\\w+)");
@@ -32,18 +32,20 @@ class LibraryExamplesTest {
 
     @Test
     void theLibraryExamplesCompileAndRun() throws Exception {
-        String page = Files.readString(Path.of("..", "docs", "library.md"));
         List<String> classes = new ArrayList<>();
         List<String> files = new ArrayList<>();
-        Matcher block = JAVA_BLOCK.matcher(page);
-        while (block.find()) {
-            Matcher name = CLASS_NAME.matcher(block.group(1));
-            if (name.find()) {
-                classes.add(name.group(1));
-                files.add(Files.writeString(work.resolve(name.group(1) + ".java"), block.group(1)).toString());
+        for (Path page : DocsTest.referencePages()) {
+            Matcher block = JAVA_BLOCK.matcher(DocsTest.read(page));
+            while (block.find()) {
+                Matcher name = CLASS_NAME.matcher(block.group(1));
+                if (name.find()) {
+                    classes.add(name.group(1));
+                    files.add(Files.writeString(work.resolve(name.group(1) + ".java"), block.group(1)).toString());
+                }
             }
         }
-        assertEquals(List.of("TasksExample", "AttentionExample", "ServerExample", "FillMaskExample", "EmbeddingsExample"), classes);
+        assertEquals(List.of("AttentionExample", "EmbeddingsExample", "FillMaskExample", "ServerExample", "TasksExample"),
+                classes.stream().sorted().toList(), "the public example classes of README.md and docs/");
 
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
         // As a user's program would compile them: everything on the class path (the tests run vectorbert's modules on the module path).
