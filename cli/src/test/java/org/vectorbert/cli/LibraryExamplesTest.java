@@ -90,6 +90,61 @@ class LibraryExamplesTest {
         assertTrue(output[1].matches("768 dimensions, cosine 0\\.[0-9]{3}\n"), output[1]);
     }
 
+    /**
+     * The fragments of docs/library.md (Java blocks that declare no class: the API at a glance, the tasks, the loader,
+     * the tokenizer) compile as the body of a method, with the API packages imported: the calls they show exist.
+     * Their model names are the hub's, so they compile here and run in a user's program.
+     */
+    @Test
+    void theLibraryFragmentsCompile() throws Exception {
+        List<String> files = new ArrayList<>();
+        Matcher block = JAVA_BLOCK.matcher(DocsTest.read(DocsTest.ROOT.resolve("docs/library.md")));
+        while (block.find()) {
+            if (!Pattern.compile("(?m)^(public )?(final )?class ").matcher(block.group(1)).find()) {
+                String name = "Fragment" + files.size();
+                files.add(Files.writeString(work.resolve(name + ".java"), """
+                        import java.nio.file.Path;
+                        import java.util.List;
+                        import java.util.Set;
+                        import org.vectorbert.convert.TfImport;
+                        import org.vectorbert.engine.*;
+                        import org.vectorbert.loader.BertCheckpoint;
+                        import org.vectorbert.loader.BertConfig;
+                        import org.vectorbert.loader.ModelResolver;
+                        import org.vectorbert.loader.Tensor;
+                        import org.vectorbert.tokenizer.*;
+
+                        class %s {
+                            static void body() throws Exception {
+                        %s
+                            }
+                        }
+                        """.formatted(name, block.group(1))).toString());
+            }
+        }
+        assertTrue(files.size() >= 3, files.size() + " fragments");
+        assertEquals(0, javac(files), diagnostics);
+    }
+
+    private String diagnostics = "";
+
+    /** javac over these files, as a user's program compiles them: everything on the class path. */
+    private int javac(List<String> files) {
+        String classPath = System.getProperty("java.class.path") + java.io.File.pathSeparator + System.getProperty("jdk.module.path", "");
+        List<String> args = new ArrayList<>(List.of("-classpath", classPath,
+                "--add-modules", "jdk.incubator.vector", "-proc:none", "-Xlint:all,-incubating", "-d", work.resolve("fragments").toString()));
+        args.addAll(files);
+        StringWriter out = new StringWriter();
+        int exit = ToolProvider.getSystemJavaCompiler().run(null, null, new PrintStream(new java.io.OutputStream() {
+            @Override
+            public void write(int b) {
+                out.write(b);
+            }
+        }, true, StandardCharsets.UTF_8), args.toArray(String[]::new));
+        diagnostics = out.toString();
+        return exit;
+    }
+
     private String runMain(String className, String... args) {
         PrintStream saved = System.out;
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
