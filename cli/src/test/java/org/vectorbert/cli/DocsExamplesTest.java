@@ -64,6 +64,7 @@ class DocsExamplesTest {
         m.put("google-bert/bert-base-uncased", TestModels::bertBaseUncased);
         m.put("naver/splade-cocondenser-ensembledistil", TestModels::bertBaseUncased);   // a BERT with its MLM head, as SPLADE is
         m.put("sentence-transformers/all-MiniLM-L6-v2", org.vectorbert.convert.testing.RealModels::allMiniLm);
+        m.put("intfloat/e5-small-v2", org.vectorbert.convert.testing.RealModels::allMiniLm);   // a BERT sentence model of its kind
         m.put("distilbert/distilbert-base-uncased-finetuned-sst-2-english",
                 () -> tiny(d -> TinyTaskModels.sequenceClassifier(d, List.of("NEGATIVE", "POSITIVE"), "")));
         m.put("cross-encoder/nli-distilroberta-base",
