@@ -26,12 +26,21 @@ import org.vectorbert.common.AtomicFiles;
  * (following the hub's own relative redirects, e.g. of a renamed repository, but not the CDN's);
  * the file is fetched into {@code blobs/ETAG.incomplete}, resumed with a Range request when the
  * connection drops or an earlier run was interrupted, checked (size, and SHA-256 for LFS files whose
- * ETag is one), moved to {@code blobs/ETAG} and linked from {@code snapshots/COMMIT/FILE}. The token
- * is only ever sent to the endpoint's own host, never to a CDN it redirects to.
+ * ETag is one), moved to {@code blobs/ETAG} and linked from {@code snapshots/COMMIT/FILE}; a file the
+ * hub does not have is recorded in {@code .no_exist/COMMIT/FILE}. The token is only ever sent to the
+ * endpoint's own host, never to a CDN it redirects to.
+ *
+ * <p>The files fetched are the ones vectorbert reads: config.json, the safetensors weights, the
+ * tokenizer (tokenizer.json or vocab.txt with their settings, else the older files the tokenizer
+ * reads, {@link HubCache#OLDER_TOKENIZERS}) and sentence-transformers' pooling, normalising and
+ * length settings ({@link SentenceTransformersConfig}).
  */
 final class HubDownload {
     private static final List<String> TOKENIZER_FILES =
             List.of("vocab.txt", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json");
+    /** Read by SentenceTransformersConfig; modules.json last, so that a snapshot holding it was asked for the others. */
+    private static final List<String> SENTENCE_TRANSFORMERS_FILES =
+            List.of("sentence_bert_config.json", "config_sentence_transformers.json", "modules.json");
     private static final int ATTEMPTS = 4;
     private static final int MAX_REDIRECTS = 10;
 
@@ -43,6 +52,15 @@ final class HubDownload {
         private static final long serialVersionUID = 1L;
 
         Unreachable(String message) {
+            super(message);
+        }
+    }
+
+    /** The hub would not show a file without (another) token. */
+    private static final class Refused extends LoaderException {
+        private static final long serialVersionUID = 1L;
+
+        Refused(String message) {
             super(message);
         }
     }
@@ -97,9 +115,21 @@ final class HubDownload {
         for (String file : TOKENIZER_FILES) {
             fetchIfPresent(pinned, repo, snapshot, file);
         }
-        if (!HubCache.isComplete(snapshot)) {
-            throw new LoaderException(id + " on the hub has neither vocab.txt nor tokenizer.json");
+        for (List<String> older : HubCache.OLDER_TOKENIZERS) {
+            if (HubCache.hasTokenizer(snapshot)) {
+                break;
+            }
+            for (String file : older) {
+                if (!fetchIfPresent(pinned, repo, snapshot, file)) {
+                    break;
+                }
+            }
         }
+        if (!HubCache.isComplete(snapshot)) {
+            throw new LoaderException(id + " on the hub has no tokenizer vectorbert reads: tokenizer.json, vocab.txt, "
+                    + "vocab.json with merges.txt, sentencepiece.bpe.model or spiece.model");
+        }
+        fetchSentenceTransformers(pinned, repo, snapshot);
         if (!id.revision().equals(commit)) {
             try {
                 Path ref = repo.resolve("refs").resolve(id.revision());
@@ -112,22 +142,82 @@ final class HubDownload {
         return snapshot;
     }
 
-    /** Downloads {@code file} unless the snapshot has it; false when the hub does not have it. */
+    /**
+     * Adds the sentence-transformers files to a whole snapshot already in the cache that was never asked for them
+     * (downloaded by an older vectorbert, or by transformers alone), at its own commit: without them an embedding
+     * model pools by CLS where sentence-transformers pools by mean and normalises. When the hub cannot be asked, the
+     * snapshot is used as it is, as it was before.
+     */
+    Path addSentenceTransformers(ModelResolver.HubId id, Path snapshot) {
+        String commit = snapshot.getFileName().toString();
+        if (!commit.matches("[0-9a-f]{40}")) {
+            return snapshot;
+        }
+        try {
+            fetchSentenceTransformers(new ModelResolver.HubId(id.repo(), commit), HubCache.repoFolder(hub.cache(), id), snapshot);
+        } catch (Unreachable | Refused e) {
+            listener.log("using the cached " + id + " without its sentence-transformers files, if it has any: " + e.getMessage());
+        }
+        return snapshot;
+    }
+
+    /** sentence_bert_config.json, config_sentence_transformers.json, modules.json and what its modules have the loader read. */
+    private void fetchSentenceTransformers(ModelResolver.HubId pinned, Path repo, Path snapshot) {
+        for (String file : SENTENCE_TRANSFORMERS_FILES) {
+            fetchIfPresent(pinned, repo, snapshot, file);
+        }
+        Path modules = snapshot.resolve("modules.json");
+        if (Files.isRegularFile(modules)) {
+            for (String file : HubCache.moduleFiles(modules)) {
+                fetchIfPresent(pinned, repo, snapshot, file);
+            }
+        }
+    }
+
+    /**
+     * Downloads {@code file} unless the snapshot has it; false when the hub does not have it, which is recorded so that
+     * the next run need not ask (a commit's files never change).
+     */
     private boolean fetchIfPresent(ModelResolver.HubId pinned, Path repo, Path snapshot, String file) {
         if (Files.isRegularFile(snapshot.resolve(file))) {
             return true;
         }
+        if (HubCache.knownAbsent(snapshot, file)) {
+            return false;
+        }
         Metadata meta = head(pinned, pinned.revision(), file);
         if (meta == null) {
+            Path record = inside(HubCache.absences(snapshot), file);
+            try {
+                Files.createDirectories(record.getParent());
+                if (!Files.exists(record)) {
+                    Files.createFile(record);
+                }
+            } catch (IOException e) {
+                throw new LoaderException("cannot write to the Hugging Face cache " + repo + ": " + e.getMessage(), e);
+            }
             return false;
         }
         save(repo, snapshot, file, meta);
         return true;
     }
 
+    /** {@code directory/file}, refused unless it stays inside {@code directory}: no name from the hub writes elsewhere. */
+    private static Path inside(Path directory, String file) {
+        Path target = directory.resolve(file).normalize();
+        if (!target.startsWith(directory.normalize()) || target.equals(directory.normalize())) {
+            throw new LoaderException("refused the file name '" + file + "', which would be written outside " + directory);
+        }
+        return target;
+    }
+
+    /** The file's address on the hub, each part of its path escaped. */
     private URI resolveUri(String repo, String revision, String file) {
-        return URI.create(hub.endpoint() + "/" + repo + "/resolve/" + URLEncoder.encode(revision, StandardCharsets.UTF_8)
-                + "/" + file);
+        StringBuilder path = new StringBuilder();
+        for (String segment : file.split("/", -1)) {
+            path.append('/').append(URLEncoder.encode(segment, StandardCharsets.UTF_8).replace("+", "%20"));
+        }
+        return URI.create(hub.endpoint() + "/" + repo + "/resolve/" + URLEncoder.encode(revision, StandardCharsets.UTF_8) + path);
     }
 
     private HttpRequest.Builder request(URI uri) {
@@ -167,7 +257,7 @@ final class HubDownload {
                 if (file.equals("config.json")) {
                     return null;
                 }
-                throw new LoaderException("the hub refused " + file + " of " + id.repo() + " (HTTP " + status
+                throw new Refused("the hub refused " + file + " of " + id.repo() + " (HTTP " + status
                         + "): set HF_TOKEN to a token that may read it");
             }
             throw new LoaderException("the hub answered HTTP " + status + " for " + uri);
@@ -215,7 +305,7 @@ final class HubDownload {
                     Files.move(incomplete, blob, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
                 }
             }
-            link(snapshot.resolve(file), blob);
+            link(inside(snapshot, file), blob);
         } catch (IOException e) {
             throw new LoaderException("cannot write " + file + " into the Hugging Face cache " + repo + ": " + e.getMessage(), e);
         }

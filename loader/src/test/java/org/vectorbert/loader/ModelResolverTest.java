@@ -207,6 +207,13 @@ class ModelResolverTest {
         for (String f : List.of("vocab.txt", "model.safetensors")) {
             Files.write(snapshot.resolve(f), files.get(f));
         }
+        // Never asked for its sentence-transformers files: they are asked for once, at the snapshot's commit.
+        assertEquals(snapshot, ModelResolver.resolve("acme/tiny-bert@v1.0", hub(null), listener));
+        assertEquals(List.of("HEAD /acme/tiny-bert/resolve/" + COMMIT + "/sentence_bert_config.json",
+                "HEAD /acme/tiny-bert/resolve/" + COMMIT + "/config_sentence_transformers.json",
+                "HEAD /acme/tiny-bert/resolve/" + COMMIT + "/modules.json"), server.requests);
+        assertTrue(Files.isRegularFile(repo.resolve(".no_exist").resolve(COMMIT).resolve("modules.json")), "the hub's answer is kept");
+        server.requests.clear();
         assertEquals(snapshot, ModelResolver.resolve("acme/tiny-bert@v1.0", hub(null), listener));
         assertEquals(snapshot, ModelResolver.resolve("acme/tiny-bert@" + COMMIT, hub(null), listener));
         assertTrue(server.requests.isEmpty());
@@ -215,6 +222,160 @@ class ModelResolverTest {
         assertEquals(snapshot, ModelResolver.resolve("acme/tiny-bert", hub(null), listener));
         assertTrue(Files.isRegularFile(snapshot.resolve("model.safetensors")));
         assertFalse(server.requests.contains("GET /acme/tiny-bert/resolve/" + COMMIT + "/config.json"), "files present are kept");
+    }
+
+    /** The model's files with 1 kB of weights, for tests that need no large file. */
+    private Map<String, byte[]> small() {
+        Map<String, byte[]> small = new HashMap<>(files);
+        small.put("model.safetensors", java.util.Arrays.copyOf(files.get("model.safetensors"), 1024));
+        return small;
+    }
+
+    /** all-MiniLM-L6-v2's layout: mean pooling in 1_Pooling, a Normalize module, a max_seq_length. */
+    private Map<String, byte[]> sentenceTransformersFiles(String poolingPath) {
+        Map<String, byte[]> st = small();
+        st.put("modules.json", ("[{\"idx\": 0, \"name\": \"0\", \"path\": \"\", \"type\": \"sentence_transformers.models.Transformer\"},"
+                + " {\"idx\": 1, \"name\": \"1\", \"path\": \"" + poolingPath + "\", \"type\": \"sentence_transformers.models.Pooling\"},"
+                + " {\"idx\": 2, \"name\": \"2\", \"path\": \"2_Normalize\", \"type\": \"sentence_transformers.models.Normalize\"}]")
+                .getBytes(StandardCharsets.UTF_8));
+        st.put(poolingPath + "/config.json", ("{\"word_embedding_dimension\": 384, \"pooling_mode_cls_token\": false,"
+                + " \"pooling_mode_mean_tokens\": true, \"pooling_mode_max_tokens\": false}").getBytes(StandardCharsets.UTF_8));
+        st.put("sentence_bert_config.json", "{\"max_seq_length\": 256, \"do_lower_case\": false}".getBytes(StandardCharsets.UTF_8));
+        return st;
+    }
+
+    private static void assertMeanPooledNormalised256(Path snapshot) {
+        SentenceTransformersConfig st = SentenceTransformersConfig.read(snapshot).orElseThrow();
+        assertEquals(List.of("mean"), st.poolingModes());
+        assertTrue(st.normalize());
+        assertEquals(256, st.maxSeqLength());
+        DeclaredEmbedding declared = DeclaredEmbedding.of(snapshot, 512, "the tokenizer's model_max_length");
+        assertEquals(List.of("mean"), declared.pooling());
+        assertEquals("the Pooling module's config.json", declared.poolingFrom());
+        assertTrue(declared.normalize());
+        assertEquals(256, declared.maxTokens());
+        assertEquals("sentence_bert_config.json's max_seq_length", declared.maxTokensFrom());
+    }
+
+    @Test
+    void sentenceTransformersSettingsAreDownloadedWithTheModel() throws IOException {
+        Map<String, byte[]> st = sentenceTransformersFiles("1_Pooling");
+        server.add("acme/minilm", new HubImitation.Repo(COMMIT, st, null));
+        Path snapshot = ModelResolver.resolve("acme/minilm", hub(null), listener);
+        for (String f : List.of("modules.json", "1_Pooling/config.json", "sentence_bert_config.json")) {
+            assertEquals(-1L, Files.mismatch(snapshot.resolve(f), write(st.get(f))), f);
+        }
+        assertTrue(Files.isSymbolicLink(snapshot.resolve("1_Pooling/config.json")), "linked to its blob like the others");
+        assertFalse(server.requests.stream().anyMatch(r -> r.contains("2_Normalize")), "Normalize has no files: " + server.requests);
+        assertTrue(HubCache.knownAbsent(snapshot, "config_sentence_transformers.json"));
+        assertMeanPooledNormalised256(snapshot);
+
+        server.requests.clear();
+        assertEquals(snapshot, ModelResolver.resolve("acme/minilm", hub(null), listener));
+        assertTrue(server.requests.isEmpty(), server.requests.toString());
+    }
+
+    @Test
+    void aSnapshotCachedWithoutTheSentenceTransformersFilesGetsThemOnceAndOnlyThem() throws IOException {
+        Map<String, byte[]> st = sentenceTransformersFiles("1_Pooling");
+        server.add("acme/minilm", new HubImitation.Repo(COMMIT, st, null));
+        // As an older vectorbert, or transformers alone, left it: config, weights and tokenizer at refs/main's commit.
+        Path repo = cache.resolve("models--acme--minilm");
+        Path snapshot = Files.createDirectories(repo.resolve("snapshots").resolve(COMMIT));
+        for (String f : List.of("config.json", "vocab.txt", "tokenizer_config.json", "model.safetensors")) {
+            Files.write(snapshot.resolve(f), st.get(f));
+        }
+        Files.writeString(Files.createDirectories(repo.resolve("refs")).resolve("main"), COMMIT);
+
+        var offline = new ModelResolver.HubSettings(cache, server.endpoint(), null, true);
+        assertEquals(snapshot, ModelResolver.resolve("acme/minilm", offline, listener));
+        assertTrue(server.requests.isEmpty(), "HF_HUB_OFFLINE: the snapshot is used as it is");
+        assertTrue(SentenceTransformersConfig.read(snapshot).isEmpty());
+
+        assertEquals(snapshot, ModelResolver.resolve("acme/minilm", hub(null), listener));
+        String prefix = "/acme/minilm/resolve/" + COMMIT + "/";
+        assertTrue(server.requests.stream().allMatch(r -> r.contains(prefix)), "at the cached commit, never main: " + server.requests);
+        assertEquals(java.util.Set.of("sentence_bert_config.json", "config_sentence_transformers.json", "modules.json", "1_Pooling/config.json"),
+                server.requests.stream().map(r -> r.substring(r.indexOf(prefix) + prefix.length())).collect(java.util.stream.Collectors.toSet()),
+                "only the sentence-transformers files are asked for");
+        assertMeanPooledNormalised256(snapshot);
+        server.requests.clear();
+        assertEquals(snapshot, ModelResolver.resolve("acme/minilm", hub(null), listener));
+        assertTrue(server.requests.isEmpty(), server.requests.toString());
+    }
+
+    @Test
+    void aCachedSnapshotIsStillUsedWhenTheHubCannotBeAskedForTheSentenceTransformersFiles() throws IOException {
+        Path repo = cache.resolve("models--acme--tiny-bert");
+        Path snapshot = Files.createDirectories(repo.resolve("snapshots").resolve(COMMIT));
+        for (String f : List.of("config.json", "vocab.txt", "model.safetensors")) {
+            Files.write(snapshot.resolve(f), files.get(f));
+        }
+        Files.writeString(Files.createDirectories(repo.resolve("refs")).resolve("main"), COMMIT);
+        server.close();
+        assertEquals(snapshot, ModelResolver.resolve("acme/tiny-bert", hub(null), listener));
+        assertTrue(log.stream().anyMatch(l -> l.startsWith("using the cached acme/tiny-bert without its sentence-transformers files")
+                && l.contains("cannot reach " + server.endpoint())), log.toString());
+    }
+
+    @Test
+    void aModulePathOutsideTheModelIsRefused() throws IOException {
+        for (String path : List.of("../../escaped", "1_Pooling/../../escaped", "/tmp/escaped", "..\\escaped")) {
+            String name = "acme/evil" + Integer.toHexString(path.hashCode());
+            Map<String, byte[]> st = sentenceTransformersFiles("1_Pooling");
+            st.put("modules.json", ("[{\"idx\": 1, \"name\": \"1\", \"path\": \"" + path.replace("\\", "\\\\")
+                    + "\", \"type\": \"sentence_transformers.models.Pooling\"}]").getBytes(StandardCharsets.UTF_8));
+            server.add(name, new HubImitation.Repo(COMMIT, st, null));
+            server.requests.clear();
+            LoaderException e = assertThrows(LoaderException.class, () -> ModelResolver.resolve(name, hub(null), listener));
+            assertTrue(e.getMessage().endsWith("modules.json: module '1' has the path '" + path
+                    + "', which is not a relative path inside the model directory; refused"), e.getMessage());
+            assertFalse(e.getMessage().contains("\n"));
+            assertTrue(server.requests.stream().noneMatch(r -> r.contains("escaped")), server.requests.toString());
+            // Asked again, it is refused again rather than trusted half-done.
+            assertThrows(LoaderException.class, () -> ModelResolver.resolve(name, hub(null), listener));
+        }
+        try (var walk = Files.walk(work)) {
+            assertTrue(walk.noneMatch(p -> p.getFileName().toString().equals("escaped")));
+        }
+        assertTrue(HubCache.isInside("1_Pooling"));
+        assertTrue(HubCache.isInside(""));
+        assertFalse(HubCache.isInside("C:/Windows"));
+    }
+
+    @Test
+    void theOlderTokenizerFilesAreFetchedOnlyWhenTheyAreTheTokenizer() throws IOException {
+        Map<String, byte[]> bpe = small();
+        bpe.remove("vocab.txt");
+        bpe.put("vocab.json", "{\"<s>\": 0, \"a\": 1}".getBytes(StandardCharsets.UTF_8));
+        bpe.put("merges.txt", "#version: 0.2\n".getBytes(StandardCharsets.UTF_8));
+        bpe.put("sentencepiece.bpe.model", new byte[] {1, 2, 3});
+        server.add("acme/roberta", new HubImitation.Repo(COMMIT, bpe, null));
+        Path roberta = ModelResolver.resolve("acme/roberta", hub(null), listener);
+        assertTrue(Files.isRegularFile(roberta.resolve("vocab.json")) && Files.isRegularFile(roberta.resolve("merges.txt")));
+        assertFalse(server.requests.stream().anyMatch(r -> r.contains("sentencepiece")), "vocab.json and merges.txt come first");
+
+        Map<String, byte[]> spm = small();
+        spm.remove("vocab.txt");
+        spm.put("spiece.model", new byte[] {1, 2, 3});
+        server.add("acme/albert", new HubImitation.Repo(COMMIT, spm, null));
+        assertTrue(Files.isRegularFile(ModelResolver.resolve("acme/albert", hub(null), listener).resolve("spiece.model")));
+
+        Map<String, byte[]> withJson = new HashMap<>(spm);
+        withJson.put("tokenizer.json", "{}".getBytes(StandardCharsets.UTF_8));
+        server.add("acme/xlmr", new HubImitation.Repo(COMMIT, withJson, null));
+        server.requests.clear();
+        assertFalse(Files.exists(ModelResolver.resolve("acme/xlmr", hub(null), listener).resolve("spiece.model")));
+        assertTrue(server.requests.stream().noneMatch(r -> r.contains("spiece") || r.contains("vocab.json")),
+                "tokenizer.json is what the tokenizer reads: " + server.requests);
+
+        Map<String, byte[]> none = small();
+        none.remove("vocab.txt");
+        none.put("tokenizer.model", new byte[] {1, 2, 3});
+        server.add("acme/llama", new HubImitation.Repo(COMMIT, none, null));
+        LoaderException e = assertThrows(LoaderException.class, () -> ModelResolver.resolve("acme/llama", hub(null), listener));
+        assertTrue(e.getMessage().endsWith("has no tokenizer vectorbert reads: tokenizer.json, vocab.txt, vocab.json with merges.txt, "
+                + "sentencepiece.bpe.model or spiece.model"), e.getMessage());
     }
 
     @Test
