@@ -291,7 +291,7 @@ public final class BertModel {
      * Runs the encoder over a batch and hands the output to {@code reader}, whose last hidden state is
      * the pass's own buffer: valid only inside {@code reader}, and possibly longer than the batch needs.
      * The pipelines read what they need from it, so a steady stream of batches allocates no hidden
-     * state: a new 6 to 13 MB array per batch went straight to the old generation and grew the heap.
+     * state: a new array of several MB per batch goes straight to the old generation and grows the heap.
      *
      * <p>For the pipelines, which read real positions only: the pass computes no padding ({@link RowLayout#packed}),
      * and the padded rows of the last hidden state are zeros; a request for all hidden states, attentions or queries
@@ -349,7 +349,7 @@ public final class BertModel {
 
     /**
      * {@code -Dvectorbert.lastLayer=whole}: the last layer computes every row whatever the reader reads, as before
-     * {@link RowSelection}; for measuring what the selection saves, side by side (README, "Reranking").
+     * {@link RowSelection}; for measuring what the selection saves, side by side.
      */
     private static final boolean WHOLE_LAST_LAYER = "whole".equals(System.getProperty("vectorbert.lastLayer"));
 

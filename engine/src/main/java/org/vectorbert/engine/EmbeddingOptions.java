@@ -27,10 +27,8 @@ public record EmbeddingOptions(Precision precision, List<Pooling> pooling, Boole
                                String promptName, int batchTokens, Integer dimensions) {
     /**
      * The default token budget of a forward pass: enough rows that a batch reads each weight once for
-     * many of them. 1,024 rather than 4,096: the same speed or better on a real corpus (embed --file,
-     * all-MiniLM-L6-v2, 1,500 lines, three alternating rounds: 5540-6073 tokens/s against 2794-5521, and
-     * 1.5% of the positions padding against 5.6%), a quarter of the forward pass's buffers (four
-     * concurrent embed processes: 145 MB private each against 175 MB).
+     * many of them. 1,024 rather than 4,096: the same speed or better on a real corpus, less padding,
+     * and a quarter of the forward pass's buffers.
      */
     public static final int BATCH_TOKENS = 1024;
 

@@ -18,9 +18,8 @@ public final class Parallel {
     /** How long a helper keeps spinning for the next job before it parks. */
     private static final long SPIN_NANOS = 200_000;
     /**
-     * How many pieces each thread's share of a job is cut into, for threads that finish early to take. With 4, the
-     * threads' waiting for each other at the end of a job took 6.0% of a rerank run's profile (bench/compare-rerank,
-     * two cores); with 8, 4.1%; with 16, 4.1% again.
+     * How many pieces each thread's share of a job is cut into, for threads that finish early to take: fewer left
+     * threads waiting for each other at the end of a job, more gained nothing.
      */
     private static final int PIECES_PER_THREAD = 8;
 
