@@ -26,8 +26,7 @@ import java.util.function.Function;
  * as the caller's own exception type (each module has one), made from the one-line message.
  *
  * <p>Documents are read with jackson-core's streaming parser into databind's tree nodes, without an
- * ObjectMapper: building one cost a one-shot command about 0.13 s of its start (measured cold:
- * 150-180 ms to parse a first document through ObjectMapper.readTree, 35-50 ms through the parser).
+ * ObjectMapper, whose construction is a noticeable part of a one-shot command's start.
  * The mapper is made only when something writes JSON other than a tree ({@link #text} writes a tree without it).
  */
 public final class Json {

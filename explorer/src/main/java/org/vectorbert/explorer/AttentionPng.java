@@ -29,8 +29,7 @@ public final class AttentionPng {
         new Color(0x393b79), new Color(0xad494a), new Color(0x637939), new Color(0x843c39), new Color(0x7b4173), new Color(0x3182bd)};
     /**
      * Lines fainter than this opacity (of 255) are not drawn, as in the page: they do not show, and
-     * drawing them was most of the time (a 512-token picture of 12 heads took 29 s with every line of
-     * probability 0.01 or more; a line's opacity is p/√heads).
+     * drawing them was most of the time (a line's opacity is p/√heads).
      */
     static final int MIN_ALPHA = 3;
     private static final int LINES = 300;
