@@ -36,7 +36,14 @@ public final class AttentionPng {
 
     private AttentionPng() {}
 
-    /** Writes the head view of {@code layer} with {@code heads} to {@code target} as PNG, whole or not at all. */
+    /**
+     * Writes the head view of a layer as PNG, whole or not at all.
+     *
+     * @param run    the captured pass
+     * @param layer  the layer, from 0
+     * @param heads  the heads whose lines are drawn
+     * @param target the PNG file
+     */
     public static void write(AttentionRun run, int layer, List<Integer> heads, Path target) {
         BufferedImage image = headView(run, layer, heads);
         Path partial = AtomicFiles.partial(target);
@@ -55,7 +62,14 @@ public final class AttentionPng {
         }
     }
 
-    /** The head view of {@code layer}, the lines of {@code heads} on top of each other. */
+    /**
+     * The head view of a layer, the lines of the heads on top of each other.
+     *
+     * @param run   the captured pass
+     * @param layer the layer, from 0
+     * @param heads the heads whose lines are drawn
+     * @return the picture
+     */
     public static BufferedImage headView(AttentionRun run, int layer, List<Integer> heads) {
         Selection.requireIndex(layer, run.layers(), "layer");
         heads.forEach(h -> Selection.requireIndex(h, run.heads(), "head"));
