@@ -42,7 +42,11 @@ public final class Parallel {
         return Runtime.getRuntime().availableProcessors();
     }
 
-    /** Sets how many threads kernels use from now on. */
+    /**
+     * Sets how many threads kernels use from now on.
+     *
+     * @param threads the calling thread and its helpers, at least 1
+     */
     public static synchronized void setThreads(int threads) {
         if (threads <= 0) {
             throw new IllegalArgumentException("threads must be positive, was " + threads);
@@ -54,7 +58,7 @@ public final class Parallel {
         }
     }
 
-    /** How many threads the kernels use. */
+    /** {@return how many threads the kernels use} */
     public static int threads() {
         return team.threads;
     }
@@ -62,7 +66,12 @@ public final class Parallel {
     /** A body run over a half-open range of indices. */
     @FunctionalInterface
     public interface Range {
-        /** Does the work for indices [from, to). */
+        /**
+         * Does the work for indices [from, to).
+         *
+         * @param from the first index
+         * @param to   the index after the last
+         */
         void run(int from, int to);
     }
 
@@ -71,6 +80,10 @@ public final class Parallel {
      * {@code grain} long (but the last), and returns when all are done. A call made while the
      * threads are busy (from inside a body, or from a second application thread) runs on the
      * calling thread alone.
+     *
+     * @param n     the indices' count
+     * @param grain pieces are multiples of this long
+     * @param body  the work for one piece
      */
     public static void forRange(int n, int grain, Range body) {
         Team t = team;

@@ -69,7 +69,8 @@ public final class VectorbertEmbeddingModel implements EmbeddingModel {
     }
 
     /**
-     * An embedding model over pipelines the caller already holds, with the prompts its model declares for queries and documents.
+     * An embedding model over pipelines the caller already holds, with the prompts its model declares for queries and
+     * documents.
      *
      * @param embeddings the pipeline, with the model's own settings or the caller's
      * @return the embedding model
@@ -158,7 +159,8 @@ public final class VectorbertEmbeddingModel implements EmbeddingModel {
         private Builder() {}
 
         /**
-         * A model directory, a jar or TensorFlow checkpoint, an ONNX export, or a Hugging Face id such as {@code intfloat/e5-small-v2}.
+         * A model directory, a jar or TensorFlow checkpoint, an ONNX export, or a Hugging Face id such as {@code
+         * intfloat/e5-small-v2}.
          *
          * @param model what {@code --model} accepts
          * @return this builder
@@ -268,7 +270,8 @@ public final class VectorbertEmbeddingModel implements EmbeddingModel {
         }
 
         /**
-         * Text put before inputs of type DOCUMENT (e5's {@code "passage: "}); by default the model's prompt named "document", "passage" or "corpus".
+         * Text put before inputs of type DOCUMENT (e5's {@code "passage: "}); by default the model's prompt named
+         * "document", "passage" or "corpus".
          *
          * @param prompt the text
          * @return this builder

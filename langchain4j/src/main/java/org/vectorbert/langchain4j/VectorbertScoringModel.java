@@ -135,7 +135,8 @@ public final class VectorbertScoringModel implements ScoringModel {
         }
 
         /**
-         * Whether a query and text longer together than the model takes are cut, longest first (true by default), or refused.
+         * Whether a query and text longer together than the model takes are cut, longest first (true by default), or
+         * refused.
          *
          * @param truncate whether to cut
          * @return this builder

@@ -12,8 +12,8 @@ import java.util.Map;
  * absent), the {@code problem_type}, and sentence-transformers' CrossEncoder activation, which
  * decide how scores are made of logits.
  *
- * @param names         the label of output i, in id order
- * @param problemType   "regression", "single_label_classification", "multi_label_classification", or null
+ * @param names                  the label of output i, in id order
+ * @param problemType            "regression", "single_label_classification", "multi_label_classification", or null
  * @param crossEncoderActivation the CrossEncoder's stored activation ("Sigmoid", "Identity", ...), or null
  */
 public record Labels(List<String> names, String problemType, String crossEncoderActivation) {

@@ -62,10 +62,10 @@ public final class ModelResolver {
     /**
      * Where the Hugging Face cache is and how to reach the hub.
      *
-     * @param cache the hub cache ({@code models--org--name/...})
+     * @param cache    the hub cache ({@code models--org--name/...})
      * @param endpoint the hub's base URL
-     * @param token a bearer token for private or gated models, or null
-     * @param offline whether downloading is forbidden ({@code HF_HUB_OFFLINE=1})
+     * @param token    a bearer token for private or gated models, or null
+     * @param offline  whether downloading is forbidden ({@code HF_HUB_OFFLINE=1})
      */
     public record HubSettings(Path cache, URI endpoint, String token, boolean offline) {
         public static final URI DEFAULT_ENDPOINT = URI.create("https://huggingface.co");
@@ -110,7 +110,7 @@ public final class ModelResolver {
     /**
      * A Hugging Face model id.
      *
-     * @param repo {@code name} or {@code org/name}
+     * @param repo     {@code name} or {@code org/name}
      * @param revision a branch, tag or commit hash ({@code main} when none was given)
      */
     public record HubId(String repo, String revision) {

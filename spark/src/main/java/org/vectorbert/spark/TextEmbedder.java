@@ -149,7 +149,8 @@ public final class TextEmbedder extends Transformer implements DefaultParamsWrit
     /**
      * Sets {@link #model()}.
      *
-     * @param v the model, as vectorbert's --model names it: a directory every executor sees, a hub id, or empty for the default bert-base-uncased
+     * @param v the model, as vectorbert's --model names it: a directory every executor sees, a hub id, or empty for the
+     *          default bert-base-uncased
      * @return this stage
      */
     public TextEmbedder setModel(String v) { set(model, v); return this; }
