@@ -126,7 +126,7 @@ final class EmbedCommand implements Callable<Integer> {
             throw new UserError("give --json (lines on standard output) or --output FILE.npy, not both");
         }
         if (batchSize == null) {
-            // A large window sorts texts of similar length together: padding went from 20% at 256 texts to 4% at 2048.
+            // A large window sorts texts of similar length together, so batches hold little padding.
             batchSize = tokenVectors || attentions ? 64 : 2048;
         }
         if (batchSize <= 0) {
@@ -210,10 +210,10 @@ final class EmbedCommand implements Callable<Integer> {
                 progress.done(batch.size(), tokens, read, total);
                 if (batch.size() == windowSize) {
                     // A full window's results lived long enough to be promoted, and the serial collector
-                    // grows the old generation to take promotions rather than collect it: a 100,000-line
-                    // MiniLM run grew from 310 to 445 MB resident while its live data stayed at 182 MB.
-                    // Collecting once a window (2,048 texts: tens of seconds of work; a collection of the
-                    // live data takes a fraction of a second) keeps the heap at the weights plus one window.
+                    // grows the old generation to take promotions rather than collect it, so resident memory
+                    // grows while live data does not. Collecting once a window (2,048 texts: tens of seconds of
+                    // work; a collection of the live data takes a fraction of a second) keeps the heap at the
+                    // weights plus one window.
                     System.gc();
                 }
             });

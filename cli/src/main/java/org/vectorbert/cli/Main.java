@@ -56,12 +56,9 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
     /**
      * Two lookups picocli makes on every start that vectorbert has no use for, unless a caller set them otherwise: a
      * Groovy closure class (a miss that searches the whole class path), and converters for java.sql and java.time
-     * types, which it finds by reflection and initialises (no option here has such a type). A wall-clock profile of a
-     * one-shot fill-mask put 58 ms and about 30 ms of the main thread in them (2-core AMD EPYC, AVX2), and 55 ms in a
-     * scan of each command's methods for method subcommands, which {@code addMethodSubcommands = false} on every
-     * command spares. The gain is smaller than those figures, as part of that time was the JVM's first annotation and
-     * reflection work, which moves to the next caller: {@code fill-mask --help} 355 -> 337 ms median (10 runs each,
-     * alternating with the tree before, same host), and a one-shot fill-mask within its noise.
+     * types, which it finds by reflection and initialises (no option here has such a type). Both cost a one-shot
+     * command's main thread start-up time, as does the scan of each command's methods for method subcommands, which
+     * {@code addMethodSubcommands = false} on every command spares.
      */
     private static void skipPicocliLookups() {
         System.getProperties().putIfAbsent("picocli.disable.closures", "true");
@@ -99,9 +96,8 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
      * The command tree for a command line whose first argument is {@code first}: when that names a subcommand, the tree
      * holds that one alone; otherwise (no argument, an option, {@code help}, a mistyped name) every subcommand and
      * {@code help}, for the usage and picocli's suggestions. Why: picocli reads every registered command's annotations,
-     * fields and methods by reflection when it builds the tree, before parsing anything. With all eleven, that took
-     * 250-300 ms of a one-shot {@code fill-mask}'s main thread (a wall-clock profile on the 2-core AMD EPYC, AVX2),
-     * the start-up cache notwithstanding: it keeps classes, not the work done with them. The one command's usage,
+     * fields and methods by reflection when it builds the tree, before parsing anything, a good part of a one-shot
+     * command's start (the start-up cache keeps classes, not the work done with them). The one command's usage,
      * errors and qualified name ({@code vectorbert fill-mask}) are the same either way.
      */
     static CommandLine commandLine(String first) {

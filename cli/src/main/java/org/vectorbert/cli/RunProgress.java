@@ -9,8 +9,7 @@ import java.io.PrintWriter;
  * their output is the answer. A run stopped with Ctrl-C clears its line, so the prompt starts clean.
  *
  * <p>The time left is the tokens left (the bytes left at the tokens per byte read so far) at the
- * recent rate: estimated from the bytes and the whole run's rate, a 5,000-line run once said 11
- * minutes at 13% and took 15 more, since later batches ran slower than the first.
+ * recent rate, not the whole run's, since later batches can run slower than the first.
  */
 final class RunProgress {
     private static final long REDRAW_NANOS = 250_000_000L;

@@ -25,8 +25,8 @@ import picocli.CommandLine.Model.CommandSpec;
 /**
  * {@code --server URL}: a running {@code vectorbert serve} answers the command in place of a model loaded in
  * this process. For repeated use from a shell or a script: each command otherwise pays for a JVM's start, the
- * model's load and a first pass on code just compiled (a one-shot fill-mask ~1.0 s of wall time on the 2-core
- * AVX2 machine, against ~0.5 s handed over), where the server's model is loaded and warm. Explicit, never
+ * model's load and a first pass on code just compiled (about twice the time of a call handed over), where the
+ * server's model is loaded and warm. Explicit, never
  * silent: only with the option, and the command names the server and its model on stderr.
  *
  * <p>The server's API key, if it has one, comes from {@code $VECTORBERT_API_KEY}, the variable {@code serve}
@@ -173,9 +173,8 @@ final class ServeClient {
     /**
      * GETs {@code route}, or POSTs {@code body} to it: the JSON answer of a 200, else one line saying what the server
      * answered or why no answer came. {@code HttpURLConnection} rather than {@code java.net.http}, for the start-up this
-     * option is for: building an {@code HttpClient} initialises TLS whether or not it is used, 333 ms of a 1.3 s call's main
-     * thread in a wall-clock profile (2-core AMD EPYC, AVX2), and its first request took another 180 ms. The connection is
-     * not closed: an answer read to its end leaves it open for the next request (keep-alive).
+     * option is for: building an {@code HttpClient} initialises TLS whether or not it is used, a quarter of a call's time.
+     * The connection is not closed: an answer read to its end leaves it open for the next request (keep-alive).
      */
     private JsonNode exchange(String route, JsonNode body, int readMillis) {
         try {

@@ -32,12 +32,23 @@ public final class AtomicFiles {
 
     private AtomicFiles() {}
 
-    /** Where to write {@code target} first; the process id keeps two concurrent writers apart. Registered for removal. */
+    /**
+     * Where to write {@code target} first; the process id keeps two concurrent writers apart. Registered for removal.
+     *
+     * @param target the file to be written
+     * @return {@code NAME.PID.partial} beside it
+     */
     public static Path partial(Path target) {
         return partial(target, null);
     }
 
-    /** A second partial of the same target, told apart by {@code kind} (lower-case letters). */
+    /**
+     * A second partial of the same target, told apart by {@code kind}.
+     *
+     * @param target the file to be written
+     * @param kind   lower-case letters, or null for the first partial
+     * @return {@code NAME.PID.KIND.partial} beside it
+     */
     public static Path partial(Path target, String kind) {
         Path p = target.resolveSibling(target.getFileName() + "." + ProcessHandle.current().pid()
                 + (kind == null ? "" : "." + kind) + ".partial");
@@ -45,19 +56,37 @@ public final class AtomicFiles {
         return p;
     }
 
-    /** Moves a partial file into place, keeping the permissions of the file it replaces, and unregisters it. */
+    /**
+     * Moves a partial file into place, keeping the permissions of the file it replaces, and unregisters it.
+     *
+     * @param partial the partial file, written whole
+     * @param target  the file it replaces, atomically
+     * @throws IOException if the move fails
+     */
     public static void moveIntoPlace(Path partial, Path target) throws IOException {
         keepPermissions(target, partial);
         Files.move(partial, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         PENDING.remove(partial.toAbsolutePath());
     }
 
-    /** Deletes a partial file that will not land, and unregisters it. */
+    /**
+     * Deletes a partial file that will not land, and unregisters it.
+     *
+     * @param partial the partial file; nothing happens if it is gone
+     * @throws IOException if it cannot be deleted
+     */
     public static void discard(Path partial) throws IOException {
         Files.deleteIfExists(partial);
         PENDING.remove(partial.toAbsolutePath());
     }
 
+    /**
+     * Writes {@code bytes} to {@code target} whole or not at all: to a partial file first, then moved into place.
+     *
+     * @param target the file to write
+     * @param bytes  its new content
+     * @throws IOException if writing or the move fails; the target is then as it was
+     */
     public static void write(Path target, byte[] bytes) throws IOException {
         Path partial = partial(target);
         try {
@@ -70,7 +99,11 @@ public final class AtomicFiles {
 
     /**
      * Removes the partial files of {@code target} that processes no longer alive left behind (killed
-     * outright: no hook ran), and returns how many it removed. Those of live processes stay.
+     * outright: no hook ran). Those of live processes stay.
+     *
+     * @param target the file whose partials to look for
+     * @return how many were removed
+     * @throws IOException if the directory cannot be listed or a file deleted
      */
     public static int removeStale(Path target) throws IOException {
         Path dir = target.toAbsolutePath().getParent();

@@ -11,7 +11,12 @@ public final class Excerpt {
 
     private Excerpt() {}
 
-    /** The first {@value #MESSAGE_CHARS} characters, escaped, with the full length when cut. */
+    /**
+     * The first {@value #MESSAGE_CHARS} characters, escaped, with the full length when cut.
+     *
+     * @param text any text
+     * @return the excerpt, for a one-line message
+     */
     public static String of(String text) {
         if (text.length() <= MESSAGE_CHARS) {
             return printable(text);
@@ -20,7 +25,12 @@ public final class Excerpt {
         return printable(text.substring(0, end)) + "... (" + text.length() + " characters)";
     }
 
-    /** The whole text with control characters (Unicode category Cc, and U+2028/2029) escaped; others as they are. */
+    /**
+     * The whole text with control characters (Unicode category Cc, and U+2028/2029) escaped; others as they are.
+     *
+     * @param text any text
+     * @return the text, printable on one line
+     */
     public static String printable(String text) {
         StringBuilder b = null;
         for (int i = 0; i < text.length(); i++) {

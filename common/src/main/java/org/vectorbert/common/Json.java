@@ -26,8 +26,7 @@ import java.util.function.Function;
  * as the caller's own exception type (each module has one), made from the one-line message.
  *
  * <p>Documents are read with jackson-core's streaming parser into databind's tree nodes, without an
- * ObjectMapper: building one cost a one-shot command about 0.13 s of its start (measured cold:
- * 150-180 ms to parse a first document through ObjectMapper.readTree, 35-50 ms through the parser).
+ * ObjectMapper, whose construction is a noticeable part of a one-shot command's start.
  * The mapper is made only when something writes JSON other than a tree ({@link #text} writes a tree without it).
  */
 public final class Json {
@@ -45,7 +44,7 @@ public final class Json {
 
     private Json() {}
 
-    /** For writing (config.json, safetensors headers): made on first use. */
+    /** {@return an ObjectMapper for writing (config.json, safetensors headers)} Made on first use. */
     public static ObjectMapper mapper() {
         return Writer.MAPPER;
     }
@@ -54,6 +53,7 @@ public final class Json {
         static final ObjectMapper MAPPER = new ObjectMapper();
     }
 
+    /** {@return a new, empty object node} */
     public static ObjectNode object() {
         return NODES.objectNode();
     }
@@ -61,6 +61,9 @@ public final class Json {
     /**
      * {@code node} as compact JSON, as an ObjectMapper writes it, through jackson-core's generator: for a command whose
      * only JSON is a few small trees (a request to a server), which would otherwise build a mapper for them.
+     *
+     * @param node the tree to write
+     * @return the compact JSON text
      */
     public static String text(JsonNode node) {
         StringWriter out = new StringWriter();
@@ -106,12 +109,24 @@ public final class Json {
         }
     }
 
-    /** Reads and parses one JSON document from {@code file}; failures are {@code error}'s. */
+    /**
+     * Reads and parses one JSON document from {@code file}.
+     *
+     * @param file  the file to read
+     * @param error makes the exception thrown, from a one-line message, when the file cannot be read or parsed
+     * @return the document's root
+     */
     public static JsonNode read(Path file, Function<String, ? extends RuntimeException> error) {
         return parse(bytes(file, error), file.toString(), error);
     }
 
-    /** {@link #read}, parsed as {@link #parseLastKeyWins} parses. */
+    /**
+     * {@link #read}, parsed as {@link #parseLastKeyWins} parses.
+     *
+     * @param file  the file to read
+     * @param error makes the exception thrown, from a one-line message, when the file cannot be read or parsed
+     * @return the document's root
+     */
     public static JsonNode readLastKeyWins(Path file, Function<String, ? extends RuntimeException> error) {
         return parseLastKeyWins(bytes(file, error), file.toString(), error);
     }
@@ -126,7 +141,14 @@ public final class Json {
         }
     }
 
-    /** Parses one JSON document; {@code source} names it in messages, and failures are {@code error}'s. */
+    /**
+     * Parses one JSON document.
+     *
+     * @param bytes  the document, UTF-8
+     * @param source what names the document in messages (a file name, say)
+     * @param error  makes the exception thrown, from a one-line message, when the document does not parse
+     * @return the document's root
+     */
     public static JsonNode parse(byte[] bytes, String source, Function<String, ? extends RuntimeException> error) {
         return parse(FACTORY, false, bytes, source, error);
     }
@@ -135,6 +157,11 @@ public final class Json {
      * Parses one JSON document as a library that takes the last of duplicate keys reads it (the tokenizers library's
      * serde maps: tokenizer.json, vocab.json), with every decimal kept as written (a BigDecimal node), as an ObjectMapper
      * with {@code USE_BIG_DECIMAL_FOR_FLOATS} and without {@code STRIP_TRAILING_BIGDECIMAL_ZEROES} reads it.
+     *
+     * @param bytes  the document, UTF-8
+     * @param source what names the document in messages (a file name, say)
+     * @param error  makes the exception thrown, from a one-line message, when the document does not parse
+     * @return the document's root
      */
     public static JsonNode parseLastKeyWins(byte[] bytes, String source, Function<String, ? extends RuntimeException> error) {
         return parse(LENIENT, true, bytes, source, error);

@@ -9,10 +9,21 @@ package org.vectorbert.common;
 public class VectorbertException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * A failure with no exception underneath.
+     *
+     * @param message what happened and what to do, fit to show a person
+     */
     public VectorbertException(String message) {
         super(message);
     }
 
+    /**
+     * A failure caused by another.
+     *
+     * @param message what happened and what to do, fit to show a person
+     * @param cause   the failure underneath
+     */
     public VectorbertException(String message, Throwable cause) {
         super(message, cause);
     }

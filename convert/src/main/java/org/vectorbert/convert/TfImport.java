@@ -40,6 +40,12 @@ public final class TfImport {
     /** Told how many of the data file's bytes have been converted. */
     @FunctionalInterface
     public interface Progress {
+        /**
+         * Progress so far.
+         *
+         * @param doneBytes  bytes of the data file converted
+         * @param totalBytes bytes of the data file in all
+         */
         void update(long doneBytes, long totalBytes);
     }
 
@@ -59,7 +65,14 @@ public final class TfImport {
         InputStream open() throws IOException;
     }
 
-    /** Converts {@code source} into {@code outDir}, which is created; files appear whole or not at all. */
+    /**
+     * Converts {@code source} into {@code outDir}, which is created; files appear whole or not at all.
+     *
+     * @param source   what {@link #isCheckpoint} accepts
+     * @param outDir   the model directory to create
+     * @param progress told how the conversion goes
+     * @return the converted model's configuration
+     */
     public static BertConfig convert(Path source, Path outDir, Progress progress) {
         return convert(source, outDir, false, progress);
     }
@@ -67,6 +80,12 @@ public final class TfImport {
     /**
      * Converts {@code source} into {@code outDir}; {@code electraGenerator} takes an ELECTRA pre-training checkpoint's
      * generator (a masked language model, for fill-mask) instead of its discriminator.
+     *
+     * @param source           what {@link #isCheckpoint} accepts
+     * @param outDir           the model directory to create
+     * @param electraGenerator whether to take an ELECTRA checkpoint's generator
+     * @param progress         told how the conversion goes
+     * @return the converted model's configuration
      */
     public static BertConfig convert(Path source, Path outDir, boolean electraGenerator, Progress progress) {
         try {
@@ -95,6 +114,9 @@ public final class TfImport {
     /**
      * Whether {@code path} is something {@link #convert} reads: a checkpoint prefix or its
      * {@code .index} file, a directory of Google's release or a SavedModel, or a jar.
+     *
+     * @param path a file or directory
+     * @return whether {@link #convert} takes it
      */
     public static boolean isCheckpoint(Path path) {
         return checkpointPrefix(path) != null || isSavedModelJar(path);

@@ -28,13 +28,9 @@ final class AttentionKernel {
      * checks); the mask; then the scores.
      *
      * <p>Every row there is {@link Kernels#keyStride} floats, whole pairs of vectors: keys past the sequence are zero, their
-     * mask -∞, so their scores are -∞ and their probabilities exactly 0, which leaves every sum, and so every bit, as it
-     * was. The kernels then run whole vectors only, the same branches for every length. Why: C2 compiles a branch the
-     * profile has never seen taken as a trap, and a corpus starts with its shortest texts. The score loop over pairs of
-     * vectors was never entered by texts of up to 16 tokens (512-bit vectors), the softmax's over whole vectors neither,
-     * so the first longer text threw both away: in a fresh JVM embedding 2,000 lines with all-MiniLM-L6-v2, the score
-     * kernel then ran interpreted for 2.3 s (from 4.4 s to C2's second compile, 372 ms, at 6.3-6.7 s; -Xlog:deoptimization,
-     * JFR), its Vector API calls allocating all the while.
+     * mask -∞, so their probabilities are exactly 0 and every sum, and so every bit, is as it was. The kernels then run
+     * whole vectors only, the same branches for every length: otherwise C2, which compiles a branch it has not seen taken
+     * as a trap, deoptimizes the kernel when the first text longer than a corpus's short first ones arrives.
      */
     static void head(float[] q, int qRow0, int queries, float[] k, float[] v, int hidden, int row0, int seq, int col,
                      int headSize, float[] mask, int maskOff, float[] scores, int scoresOff, float[] ctx, float[] work, int workOff) {
@@ -54,10 +50,8 @@ final class AttentionKernel {
         System.arraycopy(mask, maskOff, work, maskRow, seq);
         Arrays.fill(work, maskRow + seq, maskRow + stride, Float.NEGATIVE_INFINITY);
         float scale = (float) (1.0 / Math.sqrt(headSize));
-        // Six query rows at a time, so each key vector loaded serves six independent FMA chains (one row
-        // alone over a short sequence waited on each FMA: scores took 5% of a corpus run, twice the softmax).
-        // Six rows and two key vectors are twelve accumulators, as the matrix kernel's tile: a bert-base head
-        // (64 wide, 128 tokens) took 0.83-0.85x the time of four rows on AVX2, a MiniLM head (32 wide) the same.
+        // Six query rows at a time: each key vector loaded feeds six independent FMA chains (one row alone waits on
+        // each FMA's latency); with two key vectors, twelve accumulators, as in the matrix kernel's tile.
         // A last group of fewer rows repeats its last row: the same FMAs, into the same place.
         for (int i = 0; i < queries; i += 6) {
             scores(q, (qRow0 + i) * hidden + col, hidden, Math.min(6, queries - i), headSize, work, workOff, stride,
@@ -119,8 +113,7 @@ final class AttentionKernel {
         for (int j = 0; j < stride; j += 2 * L) {
             FloatVector a0 = FloatVector.zero(S), a1 = a0, b0 = a0, b1 = a0, c0 = a0, c1 = a0, d0 = a0, d1 = a0;
             FloatVector e0 = a0, e1 = a0, f0 = a0, f1 = a0;
-            // The keys' index grows by a constant, so C2 checks the block's bounds once, not each load's: with rows of
-            // stride floats it checked every load, 2.7% of a MiniLM corpus run's samples (async-profiler).
+            // The keys' index grows by a constant, so C2 checks the block's bounds once rather than at every load.
             int block = keysOff + j * headSize;
             for (int d = 0; d < headSize; d++) {
                 int t = block + d * (2 * L);

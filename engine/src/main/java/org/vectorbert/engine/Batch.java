@@ -14,7 +14,7 @@ import org.vectorbert.tokenizer.Encoding;
  */
 public record Batch(int size, int length, int[] ids, int[] typeIds, int[] lengths) {
 
-    /** Positions in the batch, padding included: size · length. */
+    /** {@return positions in the batch, padding included: size · length} */
     public int rows() {
         return size * length;
     }
@@ -31,7 +31,13 @@ public record Batch(int size, int length, int[] ids, int[] typeIds, int[] length
         return rows;
     }
 
-    /** A batch of one sequence. */
+    /**
+     * A batch of one sequence.
+     *
+     * @param ids     the token ids
+     * @param typeIds their token type ids, or null for zeros
+     * @return the batch
+     */
     public static Batch of(int[] ids, int[] typeIds) {
         return of(List.of(ids), List.of(typeIds), 0);
     }
@@ -41,7 +47,14 @@ public record Batch(int size, int length, int[] ids, int[] typeIds, int[] length
         return of(encodings.stream().map(Encoding::ids).toList(), encodings.stream().map(Encoding::typeIds).toList(), padId);
     }
 
-    /** Pads the sequences with {@code padId} to the longest; type ids default to 0 when null. */
+    /**
+     * Pads the sequences with {@code padId} to the longest; type ids default to 0 when null.
+     *
+     * @param ids     each sequence's token ids
+     * @param typeIds each sequence's token type ids, or null for zeros
+     * @param padId   the padding token's id
+     * @return the batch
+     */
     public static Batch of(List<int[]> ids, List<int[]> typeIds, int padId) {
         if (ids.isEmpty()) {
             throw new EngineException("a batch needs at least one sequence");

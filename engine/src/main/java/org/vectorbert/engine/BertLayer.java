@@ -116,8 +116,8 @@ record BertLayer(BertSelfAttention attention, DenseAndNorm attentionOutput, Pack
 
     /**
      * W2·act(W1·in + b1) + b2 for {@code rows} rows of {@code in} into {@code out}, {@link Workspace#FEED_FORWARD_ROWS}
-     * rows at a time, so the [rows, intermediate] inside is never whole: at 4,096-position batches it was
-     * 50 MB of bert-base's heap (25 MB of MiniLM's). Each row's arithmetic is the same whatever rows go with it.
+     * rows at a time, so the [rows, intermediate] inside is never whole (50 MB for bert-base at 4,096 positions).
+     * Each row's arithmetic is the same whatever rows go with it.
      */
     private void feedForward(float[] in, int rows, Workspace ws, float[] out) {
         for (int r0 = 0; r0 < rows; r0 += Workspace.FEED_FORWARD_ROWS) {

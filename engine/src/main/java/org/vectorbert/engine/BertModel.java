@@ -68,12 +68,23 @@ public final class BertModel {
                 ? checkpoint.labels() : null;
     }
 
-    /** Opens a Hugging Face model directory in float32. */
+    /**
+     * Opens a Hugging Face model directory in float32.
+     *
+     * @param directory a Hugging Face model directory
+     * @return the model
+     */
     public static BertModel load(Path directory) {
         return load(directory, Precision.F32);
     }
 
-    /** Opens a Hugging Face model directory with its matrices held at {@code precision}; the checkpoint is closed after. */
+    /**
+     * Opens a Hugging Face model directory with its matrices held at {@code precision}; the checkpoint is closed after.
+     *
+     * @param directory a Hugging Face model directory
+     * @param precision F32 or BF16
+     * @return the model
+     */
     public static BertModel load(Path directory, Precision precision) {
         PlainKernels.checkVectorModule();
         // The vector kernels' compiler directive, if the JVM's first pass will not run plain (PlainKernels): the MBean
@@ -87,7 +98,12 @@ public final class BertModel {
         }
     }
 
-    /** The heads an opened checkpoint has, decided as loading decides it, without loading. */
+    /**
+     * The heads an opened checkpoint has, decided as loading decides it, without loading.
+     *
+     * @param checkpoint an opened checkpoint
+     * @return its heads
+     */
     public static Set<HeadKind> headsIn(BertCheckpoint checkpoint) {
         Scope root = Scope.root(checkpoint, Precision.F32);
         Set<HeadKind> found = EnumSet.noneOf(HeadKind.class);
@@ -99,22 +115,22 @@ public final class BertModel {
         return found;
     }
 
-    /** How the weight matrices are held. */
+    /** {@return how the weight matrices are held} */
     public Precision precision() {
         return precision;
     }
 
-    /** Bytes of weights the model holds in memory (a tied decoder counted once). */
+    /** {@return bytes of weights the model holds in memory (a tied decoder counted once)} */
     public long weightBytes() {
         return embeddings.bytes() + encoder.bytes() + heads.values().stream().mapToLong(Head::bytes).sum();
     }
 
-    /** The validated configuration the weights were checked against. */
+    /** {@return the validated configuration the weights were checked against} */
     public BertConfig config() {
         return config;
     }
 
-    /** The model directory the weights came from. */
+    /** {@return the model directory the weights came from} */
     public Path directory() {
         return directory;
     }
@@ -122,27 +138,29 @@ public final class BertModel {
     /**
      * Bits per vector of this JVM's kernels (128, 256 or 512): the machine's preferred shape, or
      * {@code -Dvectorbert.vector.bits}. The packed weights' layout depends on it; {@code vectorbert --version} prints it.
+     *
+     * @return the bits per vector
      */
     public static int vectorBits() {
         return Lanes.BITS;
     }
 
-    /** Whether the checkpoint has the pooler ({@code bert.pooler.dense}). */
+    /** {@return whether the checkpoint has the pooler ({@code bert.pooler.dense})} */
     public boolean hasPooler() {
         return heads.containsKey(HeadKind.POOLER);
     }
 
-    /** Whether the checkpoint has a complete masked-language-model head ({@code cls.predictions} or the family's). */
+    /** {@return whether the checkpoint has a complete masked-language-model head ({@code cls.predictions} or the family's)} */
     public boolean hasMlmHead() {
         return heads.containsKey(HeadKind.MASKED_LM);
     }
 
-    /** config.json's labels of the classifier's outputs ({@code id2label}, {@code problem_type}); null without a classifier. */
+    /** {@return config.json's labels of the classifier's outputs ({@code id2label}, {@code problem_type}); null without a classifier} */
     public Labels labels() {
         return labels;
     }
 
-    /** The heads the checkpoint has. */
+    /** {@return the heads the checkpoint has} */
     public Set<HeadKind> heads() {
         return Collections.unmodifiableSet(heads.keySet());
     }
@@ -160,6 +178,10 @@ public final class BertModel {
     /**
      * Why {@code tokenizer} does not fit weights with {@code config}'s vocabulary, or empty: its ids must not run past
      * the word embeddings. The one check behind loading a model and {@code vectorbert inspect}'s problems.
+     *
+     * @param tokenizer the tokenizer
+     * @param config    the weights' configuration
+     * @return the reason, one sentence
      */
     public static Optional<String> tokenizerMismatch(Tokenizer tokenizer, BertConfig config) {
         int tokens = tokenizer.vocabSize();
@@ -188,13 +210,17 @@ public final class BertModel {
     /**
      * What a forward pass should return beyond the last hidden state.
      *
-     * @param heads    the heads to run, each at the rows of the batch given (row = sequence · length + position);
-     *                 null rows mean the first token of each sequence
-     * @param readRows the rows of the batch at which the caller reads the last hidden state, beside the heads' rows,
-     *                 or null for every row (see {@link #lastHiddenStateOnlyAt})
+     * @param heads           the heads to run, each at the rows of the batch given (row = sequence · length +
+     *                        position); null rows mean the first token of each sequence
+     * @param readRows        the rows of the batch at which the caller reads the last hidden state, beside the heads'
+     *                        rows, or null for every row (see {@link #lastHiddenStateOnlyAt})
+     * @param allHiddenStates whether to keep every layer's output
+     * @param attentions      whether to keep each layer's attention probabilities
+     * @param queriesAndKeys  whether to keep each layer's queries and keys
      */
     public record Request(boolean allHiddenStates, boolean attentions, boolean queriesAndKeys, Map<HeadKind, int[]> heads,
                           int[] readRows) {
+        /** Copies the heads' map and the rows. */
         public Request {
             Map<HeadKind, int[]> copy = new EnumMap<>(HeadKind.class);
             copy.putAll(heads);
@@ -202,7 +228,7 @@ public final class BertModel {
             readRows = readRows == null ? null : readRows.clone();
         }
 
-        /** The last hidden state only: the cheapest request. */
+        /** {@return the last hidden state only: the cheapest request} */
         public static Request lastHiddenState() {
             return new Request(false, false, false, Map.of(), null);
         }
@@ -212,17 +238,28 @@ public final class BertModel {
          * beside the heads' rows: none for a fill-mask or a classifier, each [CLS] for [CLS] pooling. The last layer then
          * computes only those rows (the same floats as in the whole pass), and every other row of the output's last
          * hidden state is NaN. Ignored when the request keeps anything per layer, or asks for a padding position.
+         *
+         * @param rows rows of the batch (row = sequence · length + position)
+         * @return a new request
          */
         public Request lastHiddenStateOnlyAt(int... rows) {
             return new Request(allHiddenStates, attentions, queriesAndKeys, heads, rows);
         }
 
-        /** Also every layer's output, embeddings first, as transformers' {@code hidden_states}. */
+        /**
+         * Also every layer's output, embeddings first, as transformers' {@code hidden_states}.
+         *
+         * @return a new request
+         */
         public Request withAllHiddenStates() {
             return new Request(true, attentions, queriesAndKeys, heads, readRows);
         }
 
-        /** Also each layer's attention probabilities. */
+        /**
+         * Also each layer's attention probabilities.
+         *
+         * @return a new request
+         */
         public Request withAttentions() {
             return new Request(allHiddenStates, true, queriesAndKeys, heads, readRows);
         }
@@ -230,12 +267,21 @@ public final class BertModel {
         /**
          * Also each layer's queries and keys, after the projection (bias included) and before the
          * scores: what bertviz's neuron view shows.
+         *
+         * @return a new request
          */
         public Request withQueriesAndKeys() {
             return new Request(allHiddenStates, attentions, true, heads, readRows);
         }
 
-        /** Also the head {@code kind} at these rows of the batch (row = sequence · length + position); null for each sequence's first token. */
+        /**
+         * Also the head {@code kind} at these rows of the batch (row = sequence · length + position); null for each
+         * sequence's first token.
+         *
+         * @param kind the head
+         * @param rows rows of the batch, or null for each sequence's first token
+         * @return a new request
+         */
         public Request withHead(HeadKind kind, int[] rows) {
             Map<HeadKind, int[]> more = new EnumMap<>(HeadKind.class);
             more.putAll(heads);
@@ -243,12 +289,21 @@ public final class BertModel {
             return new Request(allHiddenStates, attentions, queriesAndKeys, more, readRows);
         }
 
-        /** Also the pooler output, tanh(W·h[CLS] + b), per sequence. */
+        /**
+         * Also the pooler output, tanh(W·h[CLS] + b), per sequence.
+         *
+         * @return a new request
+         */
         public Request withPooled() {
             return withHead(HeadKind.POOLER, null);
         }
 
-        /** MLM logits at these rows of the batch (row = sequence · length + position). */
+        /**
+         * MLM logits at these rows of the batch (row = sequence · length + position).
+         *
+         * @param rows rows of the batch (row = sequence · length + position)
+         * @return a new request
+         */
         public Request withMlmLogitsAt(int... rows) {
             return withHead(HeadKind.MASKED_LM, rows);
         }
@@ -260,18 +315,20 @@ public final class BertModel {
      * @param lastHiddenState [size, length, hidden]
      * @param hiddenStates    embedding output and every layer's output, each [size, length, hidden]; empty unless asked
      * @param attentions      per layer, probabilities [size, heads, length, length]; empty unless asked
-     * @param queries         per layer, [size, length, hidden] with head h in columns h·d .. h·d + d - 1; empty unless asked
+     * @param queries         per layer, [size, length, hidden] with head h in columns h·d .. h·d + d - 1; empty
+     *                        unless asked
      * @param keys            per layer, laid out as queries; empty unless asked
      * @param heads           each head asked for: [rows asked, the head's width]
+     * @param batch           the batch the pass ran over
      */
     public record Output(Batch batch, float[] lastHiddenState, List<float[]> hiddenStates, List<float[]> attentions,
                          List<float[]> queries, List<float[]> keys, Map<HeadKind, float[]> heads) {
-        /** The pooler output, [size, hidden], or null unless asked. */
+        /** {@return the pooler output, [size, hidden], or null unless asked} */
         public float[] pooled() {
             return heads.get(HeadKind.POOLER);
         }
 
-        /** MLM logits, [rows asked, vocab], or null unless asked. */
+        /** {@return MLM logits, [rows asked, vocab], or null unless asked} */
         public float[] mlmLogits() {
             return heads.get(HeadKind.MASKED_LM);
         }
@@ -280,6 +337,10 @@ public final class BertModel {
     /**
      * Runs the encoder, and the heads asked for, over a batch. Padded positions hold what transformers computes there
      * (their queries attend to the real keys).
+     *
+     * @param batch   token ids, padded to one length
+     * @param request what to return beyond the last hidden state
+     * @return the results
      */
     public Output forward(Batch batch, Request request) {
         return forward(batch, request, RowLayout.padded(batch), out -> new Output(batch,
@@ -291,7 +352,7 @@ public final class BertModel {
      * Runs the encoder over a batch and hands the output to {@code reader}, whose last hidden state is
      * the pass's own buffer: valid only inside {@code reader}, and possibly longer than the batch needs.
      * The pipelines read what they need from it, so a steady stream of batches allocates no hidden
-     * state: a new 6 to 13 MB array per batch went straight to the old generation and grew the heap.
+     * state: a new array of several MB per batch goes straight to the old generation and grows the heap.
      *
      * <p>For the pipelines, which read real positions only: the pass computes no padding ({@link RowLayout#packed}),
      * and the padded rows of the last hidden state are zeros; a request for all hidden states, attentions or queries
@@ -349,7 +410,7 @@ public final class BertModel {
 
     /**
      * {@code -Dvectorbert.lastLayer=whole}: the last layer computes every row whatever the reader reads, as before
-     * {@link RowSelection}; for measuring what the selection saves, side by side (README, "Reranking").
+     * {@link RowSelection}; for measuring what the selection saves, side by side.
      */
     private static final boolean WHOLE_LAST_LAYER = "whole".equals(System.getProperty("vectorbert.lastLayer"));
 

@@ -12,7 +12,15 @@ public final class DenseLayer {
         this.weight = weight;
     }
 
-    /** Packs a row-major [out, in] weight; {@code bias} has {@code out} values, or is null for none. */
+    /**
+     * Packs a row-major [out, in] weight; {@code bias} has {@code out} values, or is null for none.
+     *
+     * @param weight [out, in], row-major
+     * @param out    output width
+     * @param in     input width
+     * @param bias   {@code out} values, or null for none
+     * @return the packed layer
+     */
     public static DenseLayer of(float[] weight, int out, int in, float[] bias) {
         if (out <= 0 || in <= 0 || weight.length != (long) out * in) {
             throw new IllegalArgumentException("weight has " + weight.length + " values, not " + out + " x " + in);
@@ -23,17 +31,23 @@ public final class DenseLayer {
         return new DenseLayer(PackedMatrix.pack(weight, out, in, bias));
     }
 
-    /** Input width. */
+    /** {@return the input width} */
     public int in() {
         return weight.in;
     }
 
-    /** Output width. */
+    /** {@return the output width} */
     public int out() {
         return weight.out;
     }
 
-    /** {@code y[r] = x[r]·Wᵀ + b} for {@code rows} rows: x is [rows, in], y is [rows, out]. */
+    /**
+     * {@code y[r] = x[r]·Wᵀ + b} for {@code rows} rows: x is [rows, in], y is [rows, out].
+     *
+     * @param x    [rows, in] inputs
+     * @param rows how many rows
+     * @param y    [rows, out] outputs
+     */
     public void apply(float[] x, int rows, float[] y) {
         if (rows < 0 || x.length < (long) rows * weight.in || y.length < (long) rows * weight.out) {
             throw new IllegalArgumentException("x needs " + rows + " x " + weight.in + " values and y " + rows + " x "

@@ -27,19 +27,28 @@ public record EmbeddingOptions(Precision precision, List<Pooling> pooling, Boole
                                String promptName, int batchTokens, Integer dimensions) {
     /**
      * The default token budget of a forward pass: enough rows that a batch reads each weight once for
-     * many of them. 1,024 rather than 4,096: the same speed or better on a real corpus (embed --file,
-     * all-MiniLM-L6-v2, 1,500 lines, three alternating rounds: 5540-6073 tokens/s against 2794-5521, and
-     * 1.5% of the positions padding against 5.6%), a quarter of the forward pass's buffers (four
-     * concurrent embed processes: 145 MB private each against 175 MB).
+     * many of them. 1,024 rather than 4,096: the same speed or better on a real corpus, less padding,
+     * and a quarter of the forward pass's buffers.
      */
     public static final int BATCH_TOKENS = 1024;
 
-    /** Every field but {@code dimensions}, which is left to the model (all of them). */
+    /**
+     * Every field but {@code dimensions}, which is left to the model (all of them).
+     *
+     * @param precision   how the weight matrices are held
+     * @param pooling     pooling modes, or null
+     * @param normalize   whether vectors are scaled to unit length, or null
+     * @param truncate    whether long texts are cut, or null
+     * @param prompt      text put before every input, or null
+     * @param promptName  a prompt the model names, or null
+     * @param batchTokens positions a forward pass may hold
+     */
     public EmbeddingOptions(Precision precision, List<Pooling> pooling, Boolean normalize, Boolean truncate, String prompt,
                             String promptName, int batchTokens) {
         this(precision, pooling, normalize, truncate, prompt, promptName, batchTokens, null);
     }
 
+    /** Checks the precision, the pooling modes and the token budget. */
     public EmbeddingOptions {
         Objects.requireNonNull(precision, "precision");
         pooling = pooling == null ? null : List.copyOf(pooling);
@@ -51,34 +60,71 @@ public record EmbeddingOptions(Precision precision, List<Pooling> pooling, Boole
         }
     }
 
-    /** float32, and everything else as the model declares. */
+    /**
+     * float32, and everything else as the model declares.
+     *
+     * @return the defaults
+     */
     public static EmbeddingOptions defaults() {
         return new EmbeddingOptions(Precision.F32, null, null, null, null, null, BATCH_TOKENS, null);
     }
 
+    /**
+     * The same options with another precision.
+     *
+     * @param p F32 or BF16
+     * @return new options
+     */
     public EmbeddingOptions withPrecision(Precision p) {
         return new EmbeddingOptions(p, pooling, normalize, truncate, prompt, promptName, batchTokens, dimensions);
     }
 
-    /** Pool with these modes, concatenated in this order (one mode gives a vector of the model's hidden size). */
+    /**
+     * Pool with these modes, concatenated in this order (one mode gives a vector of the model's hidden size).
+     *
+     * @param modes one mode or more
+     * @return new options
+     */
     public EmbeddingOptions withPooling(Pooling... modes) {
         return new EmbeddingOptions(precision, List.of(modes), normalize, truncate, prompt, promptName, batchTokens, dimensions);
     }
 
+    /**
+     * The same options, saying whether vectors are scaled to unit length.
+     *
+     * @param n whether to normalise
+     * @return new options
+     */
     public EmbeddingOptions withNormalize(boolean n) {
         return new EmbeddingOptions(precision, pooling, n, truncate, prompt, promptName, batchTokens, dimensions);
     }
 
+    /**
+     * The same options, saying whether texts longer than the model takes are cut (else refused).
+     *
+     * @param t whether to cut
+     * @return new options
+     */
     public EmbeddingOptions withTruncate(boolean t) {
         return new EmbeddingOptions(precision, pooling, normalize, t, prompt, promptName, batchTokens, dimensions);
     }
 
-    /** Put {@code text} before every input, as sentence-transformers' {@code prompt=} does. */
+    /**
+     * Put {@code text} before every input, as sentence-transformers' {@code prompt=} does.
+     *
+     * @param text the prompt's text
+     * @return new options
+     */
     public EmbeddingOptions withPrompt(String text) {
         return new EmbeddingOptions(precision, pooling, normalize, truncate, text, promptName, batchTokens, dimensions);
     }
 
-    /** Put the prompt the model names {@code name} before every input, as sentence-transformers' {@code prompt_name=} does. */
+    /**
+     * Put the prompt the model names {@code name} before every input, as sentence-transformers' {@code prompt_name=} does.
+     *
+     * @param name the prompt's name
+     * @return new options
+     */
     public EmbeddingOptions withPromptName(String name) {
         return new EmbeddingOptions(precision, pooling, normalize, truncate, prompt, name, batchTokens, dimensions);
     }
@@ -86,11 +132,20 @@ public record EmbeddingOptions(Precision precision, List<Pooling> pooling, Boole
     /**
      * Keep the first {@code n} components of each vector (a Matryoshka model's shorter embedding), normalised after the
      * cut when the vectors are normalised; {@link Embeddings} refuses 0 or more than the model's dimension.
+     *
+     * @param n components kept
+     * @return new options
      */
     public EmbeddingOptions withDimensions(int n) {
         return new EmbeddingOptions(precision, pooling, normalize, truncate, prompt, promptName, batchTokens, n);
     }
 
+    /**
+     * The same options with another token budget per forward pass.
+     *
+     * @param tokens positions, padding included
+     * @return new options
+     */
     public EmbeddingOptions withBatchTokens(int tokens) {
         return new EmbeddingOptions(precision, pooling, normalize, truncate, prompt, promptName, tokens, dimensions);
     }

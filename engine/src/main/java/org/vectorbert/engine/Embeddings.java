@@ -79,7 +79,7 @@ public final class Embeddings {
         return new EmbeddingOptions(precision, pooling, normalize, truncate, prompt, null, asked.batchTokens(), asked.dimensions());
     }
 
-    /** The default model, bert-base-uncased (made on first use), with its own settings. */
+    /** {@return the default model, bert-base-uncased (made on first use), with its own settings} */
     public static Embeddings load() {
         return load(null, EmbeddingOptions.defaults());
     }
@@ -88,37 +88,69 @@ public final class Embeddings {
      * The model {@code model} names (a directory, a TensorFlow checkpoint or ONNX export, or a Hugging
      * Face id such as {@code sentence-transformers/all-MiniLM-L6-v2}, resolved as {@link ModelResolver}
      * describes), with its own settings.
+     *
+     * @param model what {@code --model} accepts
+     * @return the pipeline
      */
     public static Embeddings load(String model) {
         return load(model, EmbeddingOptions.defaults());
     }
 
-    /** The model {@code model} names (null for the default), with {@code options}. */
+    /**
+     * The model {@code model} names (null for the default), with {@code options}.
+     *
+     * @param model   what {@code --model} accepts, or null for the default model
+     * @param options the options; null fields are the model's declarations
+     * @return the pipeline
+     */
     public static Embeddings load(String model, EmbeddingOptions options) {
         return ModelLoading.load(model, options.precision(), (m, t) -> of(m, t, options));
     }
 
-    /** A pipeline over a model and tokenizer already loaded (several pipelines may share them). */
+    /**
+     * A pipeline over a model and tokenizer already loaded (several pipelines may share them).
+     *
+     * @param model     the model
+     * @param tokenizer its tokenizer
+     * @param options   the options; null fields are the model's declarations
+     * @return the pipeline
+     */
     public static Embeddings of(BertModel model, Tokenizer tokenizer, EmbeddingOptions options) {
         return new Embeddings(model, tokenizer, SentenceTransformersConfig.read(model.directory()), options);
     }
 
-    /** The same model with other options (the model's declarations fill what they leave null); the precision stays the loaded model's. */
+    /**
+     * The same model with other options (the model's declarations fill what they leave null); the precision stays the
+     * loaded model's.
+     *
+     * @param other the options
+     * @return a new pipeline over the same model
+     */
     public Embeddings with(EmbeddingOptions other) {
         return new Embeddings(model, tokenizer, declared, other);
     }
 
-    /** One text's vector. */
+    /**
+     * One text's vector.
+     *
+     * @param text the text
+     * @return its vector
+     */
     public float[] embed(String text) {
         return embed(List.of(text)).getFirst();
     }
 
-    /** One vector per text, in order. */
+    /**
+     * One vector per text, in order.
+     *
+     * @param texts the texts
+     * @return their vectors
+     */
     public List<float[]> embed(List<String> texts) {
         return run(texts, null).stream().map(Result::pooled).toList();
     }
 
-    /** The length of the vectors: the model's hidden size times the number of pooling modes, or the options' dimensions. */
+    /** {@return the length of the vectors: the model's hidden size times the number of pooling modes, or the options' dimensions} */
     public int dimension() {
         return options.dimensions() != null ? options.dimensions() : model.config().hiddenSize() * options.pooling().size();
     }
@@ -126,28 +158,31 @@ public final class Embeddings {
     /**
      * The text the tokenizer is given for {@code text}: the prompt before it, lower-cased when the model's
      * sentence-transformers settings say {@code do_lower_case}.
+     *
+     * @param text a text as given
+     * @return the text the tokenizer is given
      */
     public String modelInput(String text) {
         String input = options.prompt() + text;
         return lowercase ? input.toLowerCase(Locale.ROOT) : input;
     }
 
-    /** The options in effect, with the model's declarations filled in (the prompt resolved to its text). */
+    /** {@return the options in effect, with the model's declarations filled in (the prompt resolved to its text)} */
     public EmbeddingOptions options() {
         return options;
     }
 
-    /** Texts are cut to, or refused beyond, this many tokens (special tokens included). */
+    /** {@return how many tokens, special tokens included, texts are cut to or refused beyond} */
     public int maxTokens() {
         return maxTokens;
     }
 
-    /** The encoder. */
+    /** {@return the encoder} */
     public BertModel model() {
         return model;
     }
 
-    /** The tokenizer texts go through. */
+    /** {@return the tokenizer texts go through} */
     public Tokenizer tokenizer() {
         return tokenizer;
     }
@@ -182,6 +217,11 @@ public final class Embeddings {
      * Several texts (or pairs, {@code [CLS] text [SEP] pair [SEP]}, when {@code pairs} is not null),
      * one {@link Result} each, in order, with what {@code include} asks. The texts are grouped by
      * length into forward passes of at most {@code batchTokens} positions.
+     *
+     * @param texts   the texts, or each pair's first text
+     * @param pairs   each pair's second text, or null for single texts
+     * @param include what to return beyond the pooled vector
+     * @return one result per text
      */
     public List<Result> run(List<String> texts, List<String> pairs, Include... include) {
         List<Prepared> prepared = prepare(texts, pairs, TruncationSide.RIGHT);
@@ -210,7 +250,7 @@ public final class Embeddings {
      */
     public record Prepared(int[] ids, int[] typeIds, boolean truncated, int promptTokens, boolean normalize, int secondStart,
                            int dimensions) {
-        /** Its length in tokens, which is what it costs in a forward pass. */
+        /** {@return its length in tokens, which is what it costs in a forward pass} */
         public int length() {
             return ids.length;
         }
@@ -220,6 +260,11 @@ public final class Embeddings {
      * Each text (or pair) tokenized as this pipeline's options say: the prompt put first, cut to
      * {@link #maxTokens()} from {@code side} when truncation is on, else refused with a
      * {@link TextTooLongException} naming it. Only single texts can be cut from the left.
+     *
+     * @param texts the texts, or each pair's first text
+     * @param pairs each pair's second text, or null for single texts
+     * @param side  which end long texts are cut from
+     * @return one prepared input per text
      */
     public List<Prepared> prepare(List<String> texts, List<String> pairs, TruncationSide side) {
         if (pairs != null && side == TruncationSide.LEFT) {
@@ -275,6 +320,10 @@ public final class Embeddings {
      * One forward pass over {@code batch} (padded to its longest), one {@link Result} per text in the
      * same order, with what {@code include} asks. Each text is pooled as the pipeline that prepared it
      * says (this pipeline's pooling modes are the batch's).
+     *
+     * @param batch   inputs {@link #prepare}d by this pipeline or another over the same model
+     * @param include what to return beyond the pooled vector
+     * @return one result per input
      */
     public List<Result> forward(List<Prepared> batch, Include... include) {
         boolean tokenVectors = List.of(include).contains(Include.TOKEN_VECTORS);
@@ -332,6 +381,9 @@ public final class Embeddings {
      * control characters and the like) is embedded as sentence-transformers and Hugging Face embed it,
      * as the template's special tokens alone ({@code [CLS] [SEP]}): every such text gets the same vector, which
      * callers may want to know.
+     *
+     * @param text the text
+     * @return whether it gives a token
      */
     public boolean hasTokens(String text) {
         return text.codePoints().anyMatch(Character::isLetterOrDigit)

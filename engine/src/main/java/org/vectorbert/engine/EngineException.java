@@ -6,7 +6,11 @@ import org.vectorbert.common.VectorbertException;
 public class EngineException extends VectorbertException {
     private static final long serialVersionUID = 1L;
 
-    /** An error whose message is fit to show a user. */
+    /**
+     * An error whose message is fit to show a user.
+     *
+     * @param message what happened and what to do
+     */
     public EngineException(String message) {
         super(message);
     }

@@ -30,7 +30,14 @@ public final class FillMask {
     private final FillMaskOptions options;
     private final int maskId;
 
-    /** One proposal for one mask: HF's {@code score}, {@code token}, {@code token_str} and {@code sequence}. */
+    /**
+     * One proposal for one mask: HF's {@code score}, {@code token}, {@code token_str} and {@code sequence}.
+     *
+     * @param score    the token's probability
+     * @param token    its id
+     * @param tokenStr its text
+     * @param sequence the text with the mask replaced by it
+     */
     public record Candidate(float score, int token, String tokenStr, String sequence) {}
 
     /**
@@ -40,7 +47,7 @@ public final class FillMask {
      * @param tokens the length of the encoded text, special tokens included
      */
     public record Prediction(List<List<Candidate>> masks, int tokens) {
-        /** The first mask's candidates: all there is for a text with one mask. */
+        /** {@return the first mask's candidates: all there is for a text with one mask} */
         public List<Candidate> candidates() {
             return masks.getFirst();
         }
@@ -56,7 +63,7 @@ public final class FillMask {
         this.targetIds = targetIds(options.targets());
     }
 
-    /** The default model, bert-base-uncased (made on first use), answering the top 5. */
+    /** {@return the default model, bert-base-uncased (made on first use), answering the top 5} */
     public static FillMask load() {
         return load(null, FillMaskOptions.defaults());
     }
@@ -64,37 +71,58 @@ public final class FillMask {
     /**
      * The model {@code model} names: a directory, a TensorFlow checkpoint, or a Hugging Face id such as
      * {@code google-bert/bert-base-uncased@main}, resolved as {@link ModelResolver} describes.
+     *
+     * @param model what {@code --model} accepts
+     * @return the pipeline
      */
     public static FillMask load(String model) {
         return load(model, FillMaskOptions.defaults());
     }
 
-    /** The model {@code model} names (null for the default), with {@code options}; fails when it has no masked-LM head. */
+    /**
+     * The model {@code model} names (null for the default), with {@code options}; fails when it has no masked-LM head.
+     *
+     * @param model   what {@code --model} accepts, or null for the default model
+     * @param options top-k, targets and precision
+     * @return the pipeline
+     */
     public static FillMask load(String model, FillMaskOptions options) {
         return ModelLoading.load(model, options.precision(), (m, t) -> of(m, t, options));
     }
 
-    /** A pipeline over a model and tokenizer already loaded; fails when the model has no masked-LM head. */
+    /**
+     * A pipeline over a model and tokenizer already loaded; fails when the model has no masked-LM head.
+     *
+     * @param model     a model with a masked-LM head
+     * @param tokenizer its tokenizer
+     * @param options   top-k and targets
+     * @return the pipeline
+     */
     public static FillMask of(BertModel model, Tokenizer tokenizer, FillMaskOptions options) {
         return new FillMask(model, tokenizer, options.withPrecision(model.precision()));
     }
 
-    /** The same model with another top-k or other targets; the precision stays the loaded model's. */
+    /**
+     * The same model with another top-k or other targets; the precision stays the loaded model's.
+     *
+     * @param other the options
+     * @return a new pipeline over the same model
+     */
     public FillMask with(FillMaskOptions other) {
         return of(model, tokenizer, other);
     }
 
-    /** The options in effect. */
+    /** {@return the options in effect} */
     public FillMaskOptions options() {
         return options;
     }
 
-    /** The tokenizer texts go through. */
+    /** {@return the tokenizer texts go through} */
     public Tokenizer tokenizer() {
         return tokenizer;
     }
 
-    /** The encoder and heads. */
+    /** {@return the encoder and heads} */
     public BertModel model() {
         return model;
     }
@@ -103,12 +131,20 @@ public final class FillMask {
      * Per mask of {@code text}, in text order, the options' top-k most probable tokens, among the
      * targets when there are some. As in Hugging Face, a target that is not one token counts as its
      * first word piece, and probabilities stay those of the full softmax.
+     *
+     * @param text a text with one mask token or more
+     * @return the candidates of each mask
      */
     public Prediction predict(String text) {
         return predict(List.of(text)).getFirst();
     }
 
-    /** {@link #predict(String)} for several texts, padded into one forward pass. */
+    /**
+     * {@link #predict(String)} for several texts, padded into one forward pass.
+     *
+     * @param texts texts with one mask token or more
+     * @return one prediction per text, in order
+     */
     public List<Prediction> predict(List<String> texts) {
         List<Encoding> encodings = texts.stream().map(tokenizer::encode).toList();
         List<int[]> positions = new ArrayList<>();
@@ -158,12 +194,12 @@ public final class FillMask {
         return predictions;
     }
 
-    /** The ids ranked: the targets' (one each, in the order given, repeats dropped), or empty for the whole vocabulary. */
+    /** {@return the ids ranked: the targets' (one each, in the order given, repeats dropped), or empty for the whole vocabulary} */
     public int[] targetIds() {
         return targetIds.clone();
     }
 
-    /** Warnings about the options, one sentence each (a target word of several pieces), for the caller to show. */
+    /** {@return warnings about the options, one sentence each (a target word of several pieces), for the caller to show} */
     public List<String> warnings() {
         return List.copyOf(warnings);
     }

@@ -125,17 +125,17 @@ public enum HeadKind {
         this.title = title;
     }
 
-    /** Its key in JSON ({@code inspect --json}: "mlm_head", "pooler", ...). */
+    /** {@return its key in JSON ({@code inspect --json}: "mlm_head", "pooler", ...)} */
     public String key() {
         return key;
     }
 
-    /** Its name in a table ("masked-LM", "pooler", ...). */
+    /** {@return its name in a table ("masked-LM", "pooler", ...)} */
     public String shortName() {
         return shortName;
     }
 
-    /** What the head is, in a sentence ("masked-language-model", "pooler", ...). */
+    /** {@return what the head is, in a sentence ("masked-language-model", "pooler", ...)} */
     public String title() {
         return title;
     }

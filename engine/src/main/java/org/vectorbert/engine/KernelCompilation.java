@@ -21,14 +21,11 @@ import javax.management.ObjectName;
  * of {@code jcmd PID Compiler.directives_add}.
  *
  * <p>Why: only C2 turns Vector API calls into SIMD instructions; C1 and the interpreter run the
- * API's Java fallback, which allocates every vector. Under the default tiered policy, C1 gives up on
- * the attention-score kernel ("out of virtual registers") and a method can stay in tier-2 C1 code
- * while C2's queue is long. Measured on the 2-core AVX-512 machine with default flags, a library
- * program warmed up 8 s then measured 8 s: all-MiniLM-L6-v2 embeddings 26-172 texts/s over 12 fresh
- * JVMs, 11 of them below 0.9x the best, and they did not recover with 30 s of warm-up. With the
- * directive, the kernels are interpreted until C2 compiles them, and every start reaches full speed
- * (figures in the README, {@code bench/startup-spread}). The match is the four classes with vector
- * code only, so the loader's and the packing's scalar loops still get C1's quick compilation.
+ * API's Java fallback, which allocates every vector. Under the default tiered policy a kernel can stay
+ * in C1 code for good (C1 gives up on the attention-score kernel, and C2's queue can be long), so
+ * some starts never reach full speed; with the directive the kernels are interpreted until C2
+ * compiles them, and every start does ({@code bench/startup-spread} shows the spread). The match is
+ * the four classes with vector code only, so scalar loops still get C1's quick compilation.
  *
  * <p>A JVM without the {@code jdk.management} module (a trimmed jlink image) or that refuses the
  * directive gets one warning through {@code System.Logger} {@code org.vectorbert} saying what to do
@@ -44,7 +41,7 @@ final class KernelCompilation {
     /**
      * {@code -Dvectorbert.kernelDirective=off} leaves compilation to the JVM's flags, for a program that
      * manages it itself (with {@code -XX:-TieredCompilation}, say) and would rather not start the platform
-     * MBean server (120-270 ms of CPU on a thread of its own, measured on the 2-core machine). The
+     * MBean server (a few hundred milliseconds of CPU on a thread of its own). The
      * directive cannot come from the command line instead: {@code -XX:CompilerDirectivesFile} prints
      * "1 compiler directives added" on standard output, where the command's results go.
      */
@@ -57,8 +54,8 @@ final class KernelCompilation {
     private KernelCompilation() {}
 
     /**
-     * Adds the directive on a thread of its own (the platform MBean server's start takes 120-270 ms of
-     * CPU, which loading the weights partly hides); {@link #await} before the first forward pass.
+     * Adds the directive on a thread of its own, so that loading the weights hides the platform MBean server's
+     * start; {@link #await} before the first forward pass.
      */
     static synchronized void start() {
         if (added == null && "off".equals(System.getProperty(SWITCH))) {
@@ -74,9 +71,8 @@ final class KernelCompilation {
 
     /**
      * Adds the directive if no one has, and waits for it: called before any vector kernel runs (a forward pass that
-     * is not the plain first one, a matrix product outside a pass). Once done, a volatile read. Measured: a JVM that
-     * ran the matrix tiles before the directive (bench-onnx's CompareOnnx timed DenseLayer products before loading a
-     * model) kept C1's code for them, and its bert-base 1 x 128 passes took 480-490 ms instead of 116-122.
+     * is not the plain first one, a matrix product outside a pass), since a kernel C1 compiled before the directive
+     * keeps that code, four times slower. Once done, a volatile read.
      */
     static void ensure() {
         if (!ensured) {

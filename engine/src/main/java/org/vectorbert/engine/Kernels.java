@@ -11,8 +11,8 @@ import static org.vectorbert.engine.Lanes.L;
  * whose every pass runs plain (a one-shot command, {@code -Dvectorbert.plainFirstPass=every}) then never
  * loads the vector kernels, and runs without {@code --add-modules jdk.incubator.vector}. Their classes cannot
  * even be verified without that module, so the choice cannot be made inside them. Without the module
- * the JVM's start-up cache keeps its linked classes and module graph: the one-shot {@code fill-mask}
- * took 0.88-0.98 x the time (medians of four sets of alternating runs, 2-core AMD EPYC with AVX2; see bin/vectorbert).
+ * the JVM's start-up cache keeps its linked classes and module graph, which makes a one-shot command start
+ * faster (see bin/vectorbert).
  */
 final class Kernels {
     private Kernels() {}

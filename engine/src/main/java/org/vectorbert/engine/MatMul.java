@@ -12,11 +12,9 @@ import static org.vectorbert.engine.PackedMatrix.PANEL;
  * ({@link PanelTiles}), whose accumulators start from the bias and take broadcast FMAs: 4 rows by
  * 4 vectors with 512-bit vectors (5- or 6-row tiles taking what is left over from the fours), 6
  * rows by 2 vectors with narrower ones (one tile of what is left over).
- * Row blocks of about 256 KiB of input keep a block in L2 while every panel passes over it: on a
- * 2,000-line corpus that, with pieces claimed as threads come free ({@link Parallel}), took MiniLM from about 3,000 to 3,570
- * tokens/s on the AVX2 machine, with 512 KiB and one block both slower. Blocking further, so a panel's
- * block stays in L1, measured slower: L2 keeps up. A short last panel goes through a scratch tile, so
- * the tiles need no masks.
+ * Row blocks of about 256 KiB of input keep a block in L2 while every panel passes over it (larger
+ * blocks, and blocks small enough for L1, were both slower). A short last panel goes through a scratch
+ * tile, so the tiles need no masks.
  */
 final class MatMul {
     private MatMul() {}
@@ -86,7 +84,7 @@ final class MatMul {
             return;
         }
         // Rows in tiles of four, and what is left over folded into tiles of five and six: a row through a panel
-        // alone reads the whole panel again (a ninth token cost a 1 x 8 pass 20% more).
+        // alone reads the whole panel again.
         int rest = count % 4;
         int fives = rest == 1 && count > 4 || rest == 3 && count > 8 ? 1 : 0;
         int sixes = rest >= 2 && count > 4 ? 1 : 0;

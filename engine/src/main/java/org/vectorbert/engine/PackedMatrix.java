@@ -23,9 +23,8 @@ import org.vectorbert.loader.Tensor;
  * <p>The panels live in a {@link MemorySegment}, always native and 64-byte aligned, little-endian:
  * packed in memory off the heap (an {@link Arena}), or a slice of the read-only mapping of
  * a packed file ({@link PackedWeights}). The kernels are fastest when one JVM's forward passes see one
- * kind of segment: a JVM that ran the tiles on in-memory segments and then a bert-base pass on mapped
- * ones measured 1.46 x the pass's CPU time (337 vs 230 ms, 1 x 128, one thread) against 0.90 x with
- * mapped ones alone, the Vector API's loads then being compiled for two segment classes. So a model
+ * kind of segment: C2 compiles the Vector API's loads for the segment classes it has seen, and two of
+ * them made a pass half again as slow. So a model
  * is either all mapped (its packed file) or all in memory (a cache that cannot be written); only
  * {@link DenseLayer} and tests pack in memory beside mapped models.
  */
@@ -33,17 +32,15 @@ final class PackedMatrix {
     /**
      * Vectors of output columns per panel: four with 512-bit vectors, whose 32 registers hold a 4-row
      * tile's 16 accumulators, its 4 weight vectors and a broadcast; two with narrower vectors, whose
-     * 16 registers would otherwise spill (AVX2 with four: 45% of its FMA peak; with two: see the README).
+     * 16 registers would otherwise spill (AVX2 with four reached less than half its FMA peak).
      */
     static final int VECTORS = Lanes.L >= 16 ? 4 : 2;
     /** Output columns per panel (64 with 512-bit vectors, 16 with 256-bit ones). */
     static final int PANEL = VECTORS * Lanes.L;
     /**
      * Alignment of every panel segment: a cache line, the widest vector. A float[]'s data starts 16
-     * bytes into a line, so every 512-bit weight load from an array panel split two lines: measured in
-     * thread CPU time, one kernel thread, AVX-512, 128 rows x 768 -> 768 took 1.02 ms from arrays,
-     * 0.81 ms from a 64-byte-aligned segment, and 1.05 ms from the same segment 16 bytes off; 768 ->
-     * 3072 4.17 / 3.36 / 4.30 ms; a bert-base 1 x 128 pass 212 -> 185 ms.
+     * bytes into a line, so every 512-bit weight load from an array panel would split two lines (about
+     * a fifth slower on AVX-512).
      */
     static final long ALIGNMENT = 64;
     static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -51,13 +48,9 @@ final class PackedMatrix {
 
     /*
      * A heap segment's class, loaded before C2 compiles any code that reads the panels. While only native
-     * segments exist, C2 compiles the tiles assuming AbstractMemorySegmentImpl has one concrete subclass; the
-     * first heap segment in the JVM (the Vector API's interpreted reinterpretAsInts, in VectorMath.exp, makes
-     * one from a byte[]) breaks that assumption, and every tile, with copyRow and the API's load path, was
-     * thrown away and compiled again (-Xlog:dependencies, -XX:+PrintCompilation: f32R4V4 compiled four times
-     * in a MiniLM embed --file, twice with this). With it the tiles are compiled once against the receiver
-     * profile, which sees native segments only. Steady speed is the same: 2,000 corpus lines alternated four
-     * times, 7475-8541 tokens/s with it against 6461-8144 without (AVX-512, 2026-11-27).
+     * segments exist, C2 compiles the tiles assuming AbstractMemorySegmentImpl has one concrete subclass, and
+     * the first heap segment (the Vector API's interpreted reinterpretAsInts, in VectorMath.exp, makes one)
+     * would throw every tile away to be compiled again.
      */
     static {
         MemorySegment.ofArray(new byte[0]);
@@ -138,7 +131,7 @@ final class PackedMatrix {
      * Packs a weight tensor read from a checkpoint, with its bias (null for none), at the given
      * precision, off the heap. Rows are read straight from the mapped file one at a time, so loading
      * allocates the packed matrix and nothing as large beside it. Panels are packed in parallel when
-     * the kernel threads are free (the word embeddings, 94 MB in bert-base, took 60 ms more alone).
+     * the kernel threads are free: the word embeddings are most of a small model's load.
      */
     static PackedMatrix pack(Tensor t, Tensor bias, Precision precision) {
         return pack(t, bias, precision, Arena.ofAuto());

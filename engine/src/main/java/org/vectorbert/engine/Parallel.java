@@ -18,9 +18,8 @@ public final class Parallel {
     /** How long a helper keeps spinning for the next job before it parks. */
     private static final long SPIN_NANOS = 200_000;
     /**
-     * How many pieces each thread's share of a job is cut into, for threads that finish early to take. With 4, the
-     * threads' waiting for each other at the end of a job took 6.0% of a rerank run's profile (bench/compare-rerank,
-     * two cores); with 8, 4.1%; with 16, 4.1% again.
+     * How many pieces each thread's share of a job is cut into, for threads that finish early to take: fewer left
+     * threads waiting for each other at the end of a job, more gained nothing.
      */
     private static final int PIECES_PER_THREAD = 8;
 
@@ -43,7 +42,11 @@ public final class Parallel {
         return Runtime.getRuntime().availableProcessors();
     }
 
-    /** Sets how many threads kernels use from now on. */
+    /**
+     * Sets how many threads kernels use from now on.
+     *
+     * @param threads the calling thread and its helpers, at least 1
+     */
     public static synchronized void setThreads(int threads) {
         if (threads <= 0) {
             throw new IllegalArgumentException("threads must be positive, was " + threads);
@@ -55,7 +58,7 @@ public final class Parallel {
         }
     }
 
-    /** How many threads the kernels use. */
+    /** {@return how many threads the kernels use} */
     public static int threads() {
         return team.threads;
     }
@@ -63,7 +66,12 @@ public final class Parallel {
     /** A body run over a half-open range of indices. */
     @FunctionalInterface
     public interface Range {
-        /** Does the work for indices [from, to). */
+        /**
+         * Does the work for indices [from, to).
+         *
+         * @param from the first index
+         * @param to   the index after the last
+         */
         void run(int from, int to);
     }
 
@@ -72,6 +80,10 @@ public final class Parallel {
      * {@code grain} long (but the last), and returns when all are done. A call made while the
      * threads are busy (from inside a body, or from a second application thread) runs on the
      * calling thread alone.
+     *
+     * @param n     the indices' count
+     * @param grain pieces are multiples of this long
+     * @param body  the work for one piece
      */
     public static void forRange(int n, int grain, Range body) {
         Team t = team;

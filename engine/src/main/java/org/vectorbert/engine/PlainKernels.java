@@ -10,9 +10,8 @@ import java.util.function.Supplier;
  * every one to its vector kernel bit for bit.
  *
  * <p>Why: the Vector API is fast only once C2 has compiled a kernel; before that every vector operation
- * runs the API's Java fallback and allocates. A one-shot command's only pass spent most of its time
- * waiting for C2: bert-base fill-mask of a 9-token text, 1.1 s of forward pass out of 1.6 s (2-core
- * AVX-512, tiered, kernels kept out of C1). Plain loops are small methods that C1 compiles within a
+ * runs the API's Java fallback and allocates, so a one-shot command's only pass spent most of its time
+ * waiting for C2. Plain loops are small methods that C1 compiles within a
  * few calls and C2 soon after, so the first pass runs at compiled speed from its first layers.
  * Later passes go back to the vector kernels, which the first pass did not run and so did not warm:
  * a long-running program starts warming them one pass later.

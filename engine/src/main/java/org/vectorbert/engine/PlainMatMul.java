@@ -62,9 +62,8 @@ final class PlainMatMul {
 
     /**
      * Sixteen columns of one row: sixteen FMA chains over k, each started from its bias, as a tile's lanes run.
-     * Locals, not an array, so the chains stay in registers and overlap. Measured in the one-shot fill-mask's first
-     * pass (bert-base, 9 tokens, 2-core AVX-512; the matrix products of the 12 layers, 5 runs each): 173-231 ms
-     * with sixteen, 214-280 ms with eight, 184-255 ms with eight columns of two rows at once.
+     * Locals, not an array, so the chains stay in registers and overlap; sixteen beat eight, and eight of two rows,
+     * in a one-shot fill-mask's first pass.
      */
     static void row16(float[] x, int x0, int in, float[] panel, int c, float[] bias, int b, float[] out, int o) {
         float a0 = bias[b], a1 = bias[b + 1], a2 = bias[b + 2], a3 = bias[b + 3];
@@ -97,12 +96,9 @@ final class PlainMatMul {
     /**
      * Four columns of three rows (x from x0, x0 + in and x0 + 2·in; out from o, o + stride and o + 2·stride): twelve FMA
      * chains over k, each started from its bias, each weight loaded once for three rows. Rows go three at a time through
-     * this, the rest one at a time through {@link #row16}. C1 spends four instructions on each array load (the index
-     * moved, offset, sign-extended; read from its code), which this spreads over three FMAs, and its twelve chains, a
-     * weight and three inputs fit AVX2's sixteen registers, where row16 spills two chains. On the 2-core AMD EPYC with
-     * AVX2, C1 alone: 9 rows of 768 through 3072 columns took 8-9 ms against 11-16 ms for rows of sixteen, and 29 ms
-     * against 40 ms in the first, partly interpreted, call (two rows of eight: 9-13 ms, and 62-69 ms in the first);
-     * the one-shot fill-mask, 14 alternating runs, median 0.73 s against 0.82 s.
+     * this, the rest one at a time through {@link #row16}. C1 spends four instructions on each array load, which this
+     * spreads over three FMAs, and its twelve chains, a weight and three inputs fit AVX2's sixteen registers, where
+     * row16 spills two chains: the faster of the two under C1.
      */
     static void rows3x4(float[] x, int x0, int in, float[] panel, int c, float[] bias, int b, float[] out, int o, int stride) {
         float a0 = bias[b], a1 = bias[b + 1], a2 = bias[b + 2], a3 = bias[b + 3];

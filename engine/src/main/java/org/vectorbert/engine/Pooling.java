@@ -25,7 +25,13 @@ public enum Pooling {
         this.label = label;
     }
 
-    /** The mode by its name ({@code cls}, {@code mean}, {@code max}, {@code mean_sqrt_len}, {@code lasttoken}, {@code pooler}). */
+    /**
+     * The mode by its name ({@code cls}, {@code mean}, {@code max}, {@code mean_sqrt_len}, {@code lasttoken}, {@code
+     * pooler}).
+     *
+     * @param name the mode's name
+     * @return the mode
+     */
     public static Pooling parse(String name) {
         for (Pooling p : values()) {
             if (p.label.equals(name.toLowerCase(Locale.ROOT))) {
@@ -35,12 +41,12 @@ public enum Pooling {
         throw new EngineException("unknown pooling '" + name + "' (expected " + names() + ")");
     }
 
-    /** The name sentence-transformers' configs and vectorbert's options use. */
+    /** {@return the name sentence-transformers' configs and vectorbert's options use} */
     public String label() {
         return label;
     }
 
-    /** Every mode's name, comma-separated. */
+    /** {@return every mode's name, comma-separated} */
     public static String names() {
         return Arrays.stream(values()).map(Pooling::label).collect(Collectors.joining(", "));
     }

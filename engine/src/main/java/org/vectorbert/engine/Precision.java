@@ -13,7 +13,12 @@ public enum Precision {
      */
     BF16;
 
-    /** f32 / fp32 / float32, or bf16 / bfloat16 (any case). */
+    /**
+     * f32 / fp32 / float32, or bf16 / bfloat16 (any case).
+     *
+     * @param name the precision's name
+     * @return the precision
+     */
     public static Precision parse(String name) {
         return switch (name.toLowerCase(Locale.ROOT)) {
             case "f32", "fp32", "float32" -> F32;
@@ -22,7 +27,7 @@ public enum Precision {
         };
     }
 
-    /** The lower-case name: f32 or bf16. */
+    /** {@return the lower-case name: f32 or bf16} */
     public String label() {
         return name().toLowerCase(Locale.ROOT);
     }

@@ -32,9 +32,16 @@ public final class QuestionAnswerer {
     /** The pipeline caps the window at 384 tokens even for models that take more. */
     private static final int PIPELINE_MAX_SEQ_LEN = 384;
 
-    /** One answer: {@code answer} is {@code context[start:end]}; an impossible answer is ("", 0, 0). */
+    /**
+     * One answer: {@code answer} is {@code context[start:end]}; an impossible answer is ("", 0, 0).
+     *
+     * @param score  its probability
+     * @param start  its first character in the context
+     * @param end    the character after its last
+     * @param answer the span's text
+     */
     public record Answer(double score, int start, int end, String answer) {
-        /** The pipeline's dict for it: score, start, end, answer. */
+        /** {@return the pipeline's dict for it: score, start, end, answer} */
         public Map<String, Object> pipelineFields() {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("score", score);
@@ -45,7 +52,12 @@ public final class QuestionAnswerer {
         }
     }
 
-    /** A question about a context. */
+    /**
+     * A question about a context.
+     *
+     * @param question the question
+     * @param context  the text that may hold its answer
+     */
     public record Question(String question, String context) {}
 
     /**
@@ -62,6 +74,7 @@ public final class QuestionAnswerer {
      */
     public record Options(int topK, int maxAnswerLength, int docStride, boolean handleImpossibleAnswer, boolean alignToWords,
                           int maxSequenceLength) {
+        /** Checks every parameter's range. */
         public Options {
             if (topK < 1) {
                 throw new EngineException("top_k must be at least 1, was " + topK);
@@ -77,31 +90,67 @@ public final class QuestionAnswerer {
             }
         }
 
-        /** The pipeline's defaults: one answer of at most 15 tokens, words aligned, no impossible answer. */
+        /** {@return the pipeline's defaults: one answer of at most 15 tokens, words aligned, no impossible answer} */
         public static Options defaults() {
             return new Options(1, 15, -1, false, true, -1);
         }
 
+        /**
+         * The same options with another {@code topK}.
+         *
+         * @param k how many answers
+         * @return new options
+         */
         public Options withTopK(int k) {
             return new Options(k, maxAnswerLength, docStride, handleImpossibleAnswer, alignToWords, maxSequenceLength);
         }
 
+        /**
+         * The same options with another {@code maxAnswerLength}.
+         *
+         * @param tokens the longest answer in tokens
+         * @return new options
+         */
         public Options withMaxAnswerLength(int tokens) {
             return new Options(topK, tokens, docStride, handleImpossibleAnswer, alignToWords, maxSequenceLength);
         }
 
+        /**
+         * The same options with another {@code docStride}.
+         *
+         * @param tokens tokens consecutive windows share, or -1
+         * @return new options
+         */
         public Options withDocStride(int tokens) {
             return new Options(topK, maxAnswerLength, tokens, handleImpossibleAnswer, alignToWords, maxSequenceLength);
         }
 
+        /**
+         * The same options with another {@code handleImpossibleAnswer}.
+         *
+         * @param handle whether "no answer" competes
+         * @return new options
+         */
         public Options withHandleImpossibleAnswer(boolean handle) {
             return new Options(topK, maxAnswerLength, docStride, handle, alignToWords, maxSequenceLength);
         }
 
+        /**
+         * The same options with another {@code alignToWords}.
+         *
+         * @param align whether answers are widened to whole words
+         * @return new options
+         */
         public Options withAlignToWords(boolean align) {
             return new Options(topK, maxAnswerLength, docStride, handleImpossibleAnswer, align, maxSequenceLength);
         }
 
+        /**
+         * The same options with another {@code maxSequenceLength}.
+         *
+         * @param tokens the longest window, or -1
+         * @return new options
+         */
         public Options withMaxSequenceLength(int tokens) {
             return new Options(topK, maxAnswerLength, docStride, handleImpossibleAnswer, alignToWords, tokens);
         }
@@ -112,6 +161,7 @@ public final class QuestionAnswerer {
      *
      * @param answers at most {@code top_k}; empty when no span of the context could be scored
      * @param tokens  the positions of all its windows, special tokens included
+     * @param windows how many windows the context took
      */
     public record Result(List<Answer> answers, int windows, int tokens) {}
 
@@ -136,29 +186,62 @@ public final class QuestionAnswerer {
         this.maxTokens = Math.min(model.config().maxTokens(), tokenizer.modelMaxLength());
     }
 
+    /**
+     * The model {@code model} names, in float32.
+     *
+     * @param model what {@code --model} accepts
+     * @return the question answerer
+     */
     public static QuestionAnswerer load(String model) {
         return load(model, Precision.F32);
     }
 
+    /**
+     * The model {@code model} names, its matrices held at {@code precision}.
+     *
+     * @param model     what {@code --model} accepts
+     * @param precision F32 or BF16
+     * @return the question answerer
+     */
     public static QuestionAnswerer load(String model, Precision precision) {
         return ModelLoading.load(model, precision, QuestionAnswerer::of);
     }
 
+    /**
+     * A question answerer over a model and tokenizer already loaded.
+     *
+     * @param model     a model with a question-answering head
+     * @param tokenizer its tokenizer
+     * @return the question answerer
+     */
     public static QuestionAnswerer of(BertModel model, Tokenizer tokenizer) {
         return new QuestionAnswerer(model, tokenizer);
     }
 
-    /** The longest window the model takes, special tokens included. */
+    /** {@return the longest window the model takes, special tokens included} */
     public int maxTokens() {
         return maxTokens;
     }
 
-    /** The best answers to {@code question} in {@code context}, best first. */
+    /**
+     * The best answers to {@code question} in {@code context}, best first.
+     *
+     * @param question the question
+     * @param context  the text that may hold its answer
+     * @param options  the pipeline's parameters
+     * @return the answers
+     */
     public List<Answer> answer(String question, String context, Options options) {
         return answer(List.of(new Question(question, context)), options).getFirst().answers();
     }
 
-    /** The answers to each question, the windows of all of them batched by length. */
+    /**
+     * The answers to each question, the windows of all of them batched by length.
+     *
+     * @param questions the questions with their contexts
+     * @param options   the pipeline's parameters
+     * @return one result per question, in order
+     */
     public List<Result> answer(List<Question> questions, Options options) {
         int maxSeqLen = options.maxSequenceLength() == -1 ? Math.min(maxTokens, PIPELINE_MAX_SEQ_LEN) : options.maxSequenceLength();
         if (maxSeqLen > maxTokens) {

@@ -20,7 +20,12 @@ import org.vectorbert.tokenizer.Tokenizer;
  * }</pre>
  */
 public final class Reranker {
-    /** A text's index in the list given, and its score. */
+    /**
+     * A text's index in the list given, and its score.
+     *
+     * @param index the text's index in the list given
+     * @param score its score
+     */
     public record Score(int index, float score) {}
 
     private final TextClassifier classifier;
@@ -33,34 +38,74 @@ public final class Reranker {
         this.classifier = classifier;
     }
 
+    /**
+     * The model {@code model} names, in float32.
+     *
+     * @param model what {@code --model} accepts
+     * @return the reranker
+     */
     public static Reranker load(String model) {
         return load(model, Precision.F32);
     }
 
+    /**
+     * The model {@code model} names, its matrices held at {@code precision}.
+     *
+     * @param model     what {@code --model} accepts
+     * @param precision F32 or BF16
+     * @return the reranker
+     */
     public static Reranker load(String model, Precision precision) {
         return new Reranker(TextClassifier.load(model, precision));
     }
 
+    /**
+     * A reranker over a model and tokenizer already loaded.
+     *
+     * @param model     a model with a one-label sequence-classification head
+     * @param tokenizer its tokenizer
+     * @return the reranker
+     */
     public static Reranker of(BertModel model, Tokenizer tokenizer) {
         return new Reranker(TextClassifier.of(model, tokenizer));
     }
 
-    /** A reranker over a one-label classifier already loaded. */
+    /**
+     * A reranker over a one-label classifier already loaded.
+     *
+     * @param classifier a classifier with one label
+     * @return the reranker
+     */
     public static Reranker of(TextClassifier classifier) {
         return new Reranker(classifier);
     }
 
-    /** The classifier it scores with. */
+    /** {@return the classifier it scores with} */
     public TextClassifier classifier() {
         return classifier;
     }
 
-    /** Each text's score against {@code query}, in the texts' order. */
+    /**
+     * Each text's score against {@code query}, in the texts' order.
+     *
+     * @param query     the query
+     * @param texts     the texts to score against it
+     * @param rawScores whether scores are the logits rather than their sigmoid
+     * @return one score per text
+     */
     public float[] scores(String query, List<String> texts, boolean rawScores) {
         return scores(query, texts, rawScores, true);
     }
 
-    /** The same, refusing a pair longer than the model takes unless {@code truncate}. */
+    /**
+     * The same, refusing a pair longer than the model takes unless {@code truncate}.
+     *
+     * @param query     the query
+     * @param texts     the texts to score against it
+     * @param rawScores whether scores are the logits rather than their sigmoid
+     * @param truncate  whether a pair longer than the model takes is cut (longest first), else refused
+     * @return one score per text
+     */
     public float[] scores(String query, List<String> texts, boolean rawScores, boolean truncate) {
         Objects.requireNonNull(query, "query");
         if (texts.isEmpty()) {
@@ -75,12 +120,29 @@ public final class Reranker {
         return logits;
     }
 
-    /** The {@code topK} texts that best answer {@code query}, best first (equal scores keep the texts' order). */
+    /**
+     * The {@code topK} texts that best answer {@code query}, best first (equal scores keep the texts' order).
+     *
+     * @param query     the query
+     * @param texts     the texts to score against it
+     * @param rawScores whether scores are the logits rather than their sigmoid
+     * @param topK      how many to keep
+     * @return the best texts' scores
+     */
     public List<Score> rank(String query, List<String> texts, boolean rawScores, int topK) {
         return rank(query, texts, rawScores, topK, true);
     }
 
-    /** The same, refusing a pair longer than the model takes unless {@code truncate}. */
+    /**
+     * The same, refusing a pair longer than the model takes unless {@code truncate}.
+     *
+     * @param query     the query
+     * @param texts     the texts to score against it
+     * @param rawScores whether scores are the logits rather than their sigmoid
+     * @param topK      how many to keep
+     * @param truncate  whether a pair longer than the model takes is cut (longest first), else refused
+     * @return the best texts' scores
+     */
     public List<Score> rank(String query, List<String> texts, boolean rawScores, int topK, boolean truncate) {
         if (topK <= 0) {
             throw new EngineException("top_k must be positive, was " + topK);
@@ -91,6 +153,10 @@ public final class Reranker {
     /**
      * The {@code topK} best of {@code scores} (one a text, in the texts' order), best first, equal scores in the texts'
      * order: {@link #rank}'s order, for scores computed elsewhere (a server's logits, say).
+     *
+     * @param scores one score a text
+     * @param topK   how many to keep
+     * @return the best texts' scores
      */
     public static List<Score> ranked(float[] scores, int topK) {
         if (topK <= 0) {

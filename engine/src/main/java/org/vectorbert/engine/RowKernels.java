@@ -31,8 +31,7 @@ final class RowKernels {
 
     /**
      * One row of {@link #layerNorm}. Both sums fold their lanes in registers ({@link VectorMath#sum(FloatVector)}), not
-     * through memory (stored, then the same tree in scalar adds: the same bits): a row waited on the stores, and a MiniLM
-     * row (384) took 83 ns instead of 115 (a loop over 256 rows on the AVX-512 machine).
+     * through memory (the same bits), where a row waited on the stores.
      */
     private static void layerNormRow(float[] x, int off, int dim, float[] gamma, float[] beta, float eps, float[] out) {
         FloatVector sum = FloatVector.zero(S);
@@ -52,10 +51,7 @@ final class RowKernels {
             // The new vector is the receiver and the accumulator the argument, here and in every loop of the kernels: to
             // C2 a loop-carried vector has no exact type, so a method called on it dispatches through the JDK's shared
             // type profile, and when that profile named no single class C2 compiled FloatVector.lanewise as a virtual
-            // call on boxed vectors (PrintInlining: "lanewise ... failed to inline: virtual call"). LayerNorm then ran
-            // at 92-140 M floats/s instead of ~1,300 in 3 of 8 test JVMs (SlowPathCheckTest), and the slow-path check
-            // fired in three full CI runs' Spark JVM: LayerNorm at 101-156 M floats/s, and twice attention, whose softmax
-            // had its running maximum as the receiver too.
+            // call on boxed vectors, ten times slower.
             FloatVector d = FloatVector.fromArray(S, x, off + i).sub(vm);
             acc = d.mul(d).add(acc);
         }
@@ -83,8 +79,7 @@ final class RowKernels {
      * Softmax over a[off .. off+n), n a whole number of vectors (attention pads its rows with -∞, whose probability is
      * exactly 0: see {@link AttentionKernel#head}), subtracting the maximum first (inside exp) so exp never overflows.
      * The lane sum is {@link VectorMath#sum(FloatVector)}'s tree, folded in registers: through memory (the same bits) a
-     * short row waited on its stores, and attention over MiniLM's heads (40 tokens, the AVX-512 machine) took 1.18x the
-     * time.
+     * short row waited on its stores.
      */
     static void softmax(float[] a, int off, int n) {
         FloatVector vmax = FloatVector.broadcast(S, Float.NEGATIVE_INFINITY);

@@ -7,7 +7,7 @@ package org.vectorbert.engine;
  * masks the padded keys. {@link #packed}: the sequences' real tokens back to back, no padding rows at all, each sequence
  * attending over its own length. Every kernel but attention works row by row, and attention's masked keys add exact zeros,
  * so a real token's floats are the same either way (BertModelTest holds it to that, bit for bit); packed does no work for
- * padding. Measured, the passes of {@code serve} under load held 9% padding (README, "Under load").
+ * padding, which a server's passes of mixed lengths are full of.
  *
  * @param rows    rows the pass computes
  * @param starts  each sequence's first row

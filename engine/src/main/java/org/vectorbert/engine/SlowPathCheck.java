@@ -31,12 +31,9 @@ final class SlowPathCheck {
     private static final AtomicBoolean REPORTED = new AtomicBoolean();
 
     /**
-     * A kernel and the speed below which it is on the slow path. Measured with bert-base's first layer
-     * and 16 positions (SlowPathMain; 2-core AMD EPYC, AVX-512), C2 after warm-up vs C1 alone
-     * ({@code -XX:TieredStopAtLevel=1}) vs the interpreter ({@code -Xint}): matrix 38-52 vs 0.39 vs
-     * 0.011 GFLOP/s; attention 20 vs 0.18 vs 0.0065 GFLOP/s; LayerNorm 2,810 vs 19.8 vs 0.74 M floats/s;
-     * GELU 450 vs 2.2 vs 0.07 M floats/s. Each floor is near the geometric mean of C2's and C1's speeds:
-     * about ten times below the first and above the second.
+     * A kernel and the speed below which it is on the slow path. Each floor is near the geometric mean of
+     * the speeds C2's code and C1's reach on bert-base's first layer ({@code SlowPathMain} in the tests
+     * measures them): about ten times below the first and above the second.
      */
     enum Kernel {
         MATRIX("the matrix kernel (PanelTiles)", "PanelTiles", "GFLOP/s", 3),
@@ -120,8 +117,8 @@ final class SlowPathCheck {
     /**
      * Says once per JVM which of {@code speeds} are slow, then, for whoever looks into it, what was measured: the shape,
      * the other kernels' speeds, and what the JIT holds for the slow kernels' classes: a kernel never compiled by C2, or
-     * one that C2 compiled and that still runs slowly (LayerNorm at 92-156 M floats/s with all its methods in C2 code, in
-     * the Spark tests' JVM of full CI runs: a virtual call C2 left in a loop, see RowKernels.layerNormRow).
+     * one that C2 compiled and that still runs slowly (a virtual call C2 left in a loop, as RowKernels.layerNormRow
+     * once had).
      */
     static void report(List<Speed> speeds, String shape) {
         if (REPORTED.compareAndSet(false, true)) {
@@ -177,7 +174,7 @@ final class SlowPathCheck {
         speeds.add(new Speed(Kernel.ATTENTION, 4.0 * square * headSize / best(() -> AttentionKernel.head(q, 0, s, k, v, hidden, 0, s, 0, headSize,
                 mask, 0, null, 0, ctx, scratch, 0))));
         // The row kernels one row (or 4096 floats) per call, which runs on this thread: handing 16 rows to the
-        // kernel threads costs about 0.2 ms, more than the work, and would hide the kernel's own speed.
+        // kernel threads costs more than the work, and would hide the kernel's own speed.
         speeds.add(new Speed(Kernel.LAYER_NORM, 1000.0 * r * hidden / best(() -> {
             for (int i = 0; i < r; i++) {
                 norm.apply(out, 1, ctx);

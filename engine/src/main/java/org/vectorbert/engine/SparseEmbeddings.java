@@ -28,8 +28,14 @@ public final class SparseEmbeddings {
      */
     static final int PASS_TOKENS = 256;
 
-    /** A sparse vector: vocabulary ids in increasing order and their values, all nonzero. */
+    /**
+     * A sparse vector: vocabulary ids in increasing order and their values, all nonzero.
+     *
+     * @param indices vocabulary ids, increasing
+     * @param values  their values, all nonzero
+     */
     public record SparseVector(int[] indices, float[] values) {
+        /** {@return the number of nonzero components} */
         public int size() {
             return indices.length;
         }
@@ -47,29 +53,54 @@ public final class SparseEmbeddings {
         this.maxTokens = Math.min(model.config().maxTokens(), tokenizer.modelMaxLength());
     }
 
+    /**
+     * The model {@code model} names, in float32.
+     *
+     * @param model what {@code --model} accepts
+     * @return the pipeline
+     */
     public static SparseEmbeddings load(String model) {
         return load(model, Precision.F32);
     }
 
+    /**
+     * The model {@code model} names, its matrices held at {@code precision}.
+     *
+     * @param model     what {@code --model} accepts
+     * @param precision F32 or BF16
+     * @return the pipeline
+     */
     public static SparseEmbeddings load(String model, Precision precision) {
         return ModelLoading.load(model, precision, SparseEmbeddings::of);
     }
 
+    /**
+     * A pipeline over a model and tokenizer already loaded.
+     *
+     * @param model     a model with a masked-LM head
+     * @param tokenizer its tokenizer
+     * @return the pipeline
+     */
     public static SparseEmbeddings of(BertModel model, Tokenizer tokenizer) {
         return new SparseEmbeddings(model, tokenizer);
     }
 
-    /** The vocabulary size: the dimension of the vectors. */
+    /** {@return the vocabulary size: the dimension of the vectors} */
     public int dimension() {
         return model.config().vocabSize();
     }
 
-    /** The longest text in tokens, special tokens included; longer texts are cut or refused. */
+    /** {@return the longest text in tokens, special tokens included; longer texts are cut or refused} */
     public int maxTokens() {
         return maxTokens;
     }
 
-    /** Each text's sparse vector, texts longer than the model takes refused. */
+    /**
+     * Each text's sparse vector, texts longer than the model takes refused.
+     *
+     * @param texts the texts
+     * @return one vector per text, in order
+     */
     public List<SparseVector> embed(List<String> texts) {
         return embed(texts, false, TruncationSide.RIGHT);
     }
@@ -78,6 +109,9 @@ public final class SparseEmbeddings {
      * Each text's sparse vector, the texts grouped by length into forward passes.
      *
      * @param truncate whether texts longer than {@link #maxTokens()} are cut (from {@code side}), else refused
+     * @param texts    the texts
+     * @param side     which end long texts are cut from
+     * @return one vector per text, in order
      */
     public List<SparseVector> embed(List<String> texts, boolean truncate, TruncationSide side) {
         EncodeOptions options = EncodeOptions.defaults().withPadding(Padding.NONE);

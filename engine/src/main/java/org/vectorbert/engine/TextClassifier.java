@@ -25,13 +25,20 @@ import org.vectorbert.tokenizer.Truncation;
  * }</pre>
  */
 public final class TextClassifier {
-    /** One label and its score. */
+    /**
+     * One label and its score.
+     *
+     * @param label the label's name
+     * @param score its score
+     */
     public record Label(String label, float score) {}
 
     /**
      * One input's labels, best first, with its length in tokens (special tokens included, after any cut).
      *
      * @param truncated whether the input was cut to {@link #maxTokens()}
+     * @param labels    the labels kept, best first
+     * @param tokens    the input's length in tokens
      */
     public record Result(List<Label> labels, int tokens, boolean truncated) {}
 
@@ -40,11 +47,19 @@ public final class TextClassifier {
 
     /** How logits become scores: the pipeline's {@code function_to_apply}. */
     public enum Function {
-        SOFTMAX, SIGMOID, NONE;
+        /** Probabilities over the labels, summing to 1. */
+        SOFTMAX,
+        /** Each label's probability on its own. */
+        SIGMOID,
+        /** The logits as they are. */
+        NONE;
 
         /**
          * The text-classification pipeline's default: none for regression; sigmoid for multi-label
          * classification or a single label; softmax otherwise.
+         *
+         * @param labels the model's labels and problem type
+         * @return the function
          */
         public static Function defaultFor(Labels labels) {
             if ("regression".equals(labels.problemType())) {
@@ -56,7 +71,12 @@ public final class TextClassifier {
             return SOFTMAX;
         }
 
-        /** "softmax", "sigmoid" or "none", in any case. */
+        /**
+         * "softmax", "sigmoid" or "none", in any case.
+         *
+         * @param name the function's name
+         * @return the function
+         */
         public static Function parse(String name) {
             try {
                 return valueOf(name.toUpperCase(Locale.ROOT));
@@ -65,7 +85,14 @@ public final class TextClassifier {
             }
         }
 
-        /** The scores of one row of logits. */
+        /**
+         * The scores of one row of logits.
+         *
+         * @param logits an array of logits
+         * @param from   where the row starts
+         * @param n      the row's length: the number of labels
+         * @return n scores
+         */
         public float[] apply(float[] logits, int from, int n) {
             float[] s = Arrays.copyOfRange(logits, from, from + n);
             switch (this) {
@@ -108,39 +135,64 @@ public final class TextClassifier {
         this.maxTokens = Math.min(model.config().maxTokens(), tokenizer.modelMaxLength());
     }
 
-    /** The model {@code model} names (a directory or a Hugging Face id), in float32. */
+    /**
+     * The model {@code model} names (a directory or a Hugging Face id), in float32.
+     *
+     * @param model what {@code --model} accepts
+     * @return the classifier
+     */
     public static TextClassifier load(String model) {
         return load(model, Precision.F32);
     }
 
+    /**
+     * The model {@code model} names, its matrices held at {@code precision}.
+     *
+     * @param model     what {@code --model} accepts
+     * @param precision F32 or BF16
+     * @return the classifier
+     */
     public static TextClassifier load(String model, Precision precision) {
         return ModelLoading.load(model, precision, TextClassifier::of);
     }
 
-    /** A classifier over a model and tokenizer already loaded. */
+    /**
+     * A classifier over a model and tokenizer already loaded.
+     *
+     * @param model     a model with a sequence-classification head
+     * @param tokenizer its tokenizer
+     * @return the classifier
+     */
     public static TextClassifier of(BertModel model, Tokenizer tokenizer) {
         return new TextClassifier(model, tokenizer);
     }
 
+    /** {@return the model} */
     public BertModel model() {
         return model;
     }
 
+    /** {@return the tokenizer} */
     public Tokenizer tokenizer() {
         return tokenizer;
     }
 
-    /** config.json's labels, in id order, with the problem type. */
+    /** {@return config.json's labels, in id order, with the problem type} */
     public Labels labels() {
         return labels;
     }
 
-    /** The longest input the model takes, in tokens, special tokens included. */
+    /** {@return the longest input the model takes, in tokens, special tokens included} */
     public int maxTokens() {
         return maxTokens;
     }
 
-    /** Every label of {@code text}, best first, scored as the pipeline does by default. */
+    /**
+     * Every label of {@code text}, best first, scored as the pipeline does by default.
+     *
+     * @param text the text
+     * @return its labels
+     */
     public List<Label> classify(String text) {
         return classify(List.of(text), null, Function.defaultFor(labels), labels.count(), false).getFirst().labels();
     }
@@ -151,6 +203,10 @@ public final class TextClassifier {
      *
      * @param function how logits become scores
      * @param truncate whether inputs longer than {@link #maxTokens()} are cut (longest first), else refused
+     * @param texts    the texts, or each pair's first text
+     * @param pairs    each pair's second text, or null for single texts
+     * @param topK     how many labels to keep
+     * @return one result per input, in order
      */
     public List<Result> classify(List<String> texts, List<String> pairs, Function function, int topK, boolean truncate) {
         if (topK < 0) {
@@ -168,6 +224,12 @@ public final class TextClassifier {
     /**
      * The {@code topK} best labels of the logits at {@code logits[from, from + labels)}, best first, scored
      * by {@code function} (equal scores keep id order, as Python's sorted does).
+     *
+     * @param logits   an array of logits
+     * @param from     where the input's row starts
+     * @param function how logits become scores
+     * @param topK     how many labels to keep
+     * @return the labels kept
      */
     public List<Label> labels(float[] logits, int from, Function function, int topK) {
         return labels(labels, logits, from, function, topK);
@@ -176,6 +238,13 @@ public final class TextClassifier {
     /**
      * {@link #labels(float[], int, Function, int)} for a classifier known by its {@code labels} alone (as a server's
      * /info describes it), so that logits computed elsewhere are scored and ordered as here.
+     *
+     * @param labels   the classifier's labels
+     * @param logits   an array of logits
+     * @param from     where the input's row starts
+     * @param function how logits become scores
+     * @param topK     how many labels to keep
+     * @return the labels kept
      */
     public static List<Label> labels(Labels labels, float[] logits, int from, Function function, int topK) {
         int n = labels.count();
@@ -191,6 +260,11 @@ public final class TextClassifier {
     /**
      * The classifier's logits, [texts, labels] row-major, for texts or pairs (null for single texts),
      * grouped by length into forward passes.
+     *
+     * @param texts    the texts, or each pair's first text
+     * @param pairs    each pair's second text, or null for single texts
+     * @param truncate whether inputs longer than {@link #maxTokens()} are cut (longest first), else refused
+     * @return the logits
      */
     public float[] logits(List<String> texts, List<String> pairs, boolean truncate) {
         return run(texts, pairs, truncate).values();
@@ -200,6 +274,11 @@ public final class TextClassifier {
      * Texts or pairs (null for single texts) encoded as {@link #classify} encodes them: cut, longest first, to
      * {@link #maxTokens()} when {@code truncate}, else refused when longer ({@link TextTooLongException}).
      * With {@link #forward}, a caller that batches inputs itself (the server, across requests) gets the same logits.
+     *
+     * @param texts    the texts, or each pair's first text
+     * @param pairs    each pair's second text, or null for single texts
+     * @param truncate whether inputs longer than {@link #maxTokens()} are cut (longest first), else refused
+     * @return one encoding per input
      */
     public List<Encoding> encode(List<String> texts, List<String> pairs, boolean truncate) {
         if (pairs != null && pairs.size() != texts.size()) {
@@ -219,7 +298,12 @@ public final class TextClassifier {
         return encodings;
     }
 
-    /** The logits of encoded inputs ({@link #encode}) in one forward pass, [inputs, labels] row-major. */
+    /**
+     * The logits of encoded inputs ({@link #encode}) in one forward pass, [inputs, labels] row-major.
+     *
+     * @param encodings inputs encoded by {@link #encode}
+     * @return the logits
+     */
     public float[] forward(List<Encoding> encodings) {
         Batch batch = Batch.of(encodings, tokenizer.padTokenId());
         return model.forward(batch, BertModel.Request.lastHiddenState().withHead(HeadKind.SEQUENCE_CLASSIFIER, null).lastHiddenStateOnlyAt(),

@@ -5,8 +5,11 @@ import org.vectorbert.common.Excerpt;
 /** A text longer than the model takes, when truncation was not asked for. */
 public final class TextTooLongException extends EngineException {
     private static final long serialVersionUID = 1L;
+    /** The text refused. */
     private final String text;
+    /** Its length in tokens. */
     private final int tokens;
+    /** The model's maximum. */
     private final int maximum;
 
     TextTooLongException(String text, int tokens, int maximum, boolean truncatable) {
@@ -26,22 +29,27 @@ public final class TextTooLongException extends EngineException {
         this.maximum = maximum;
     }
 
-    /** The same refusal, its message led by where the text came from ("line 7 of texts.txt"), which only the caller knows. */
+    /**
+     * The same refusal, its message led by where the text came from ("line 7 of texts.txt"), which only the caller knows.
+     *
+     * @param where where the text came from
+     * @return a new exception
+     */
     public TextTooLongException at(String where) {
         return new TextTooLongException(where + ": " + getMessage(), text, tokens, maximum);
     }
 
-    /** The text refused, as it was given (of a pair, the first). */
+    /** {@return the text refused, as it was given (of a pair, the first)} */
     public String text() {
         return text;
     }
 
-    /** How many tokens the text is, special tokens included. */
+    /** {@return how many tokens the text is, special tokens included} */
     public int tokens() {
         return tokens;
     }
 
-    /** How many the model takes. */
+    /** {@return how many the model takes} */
     public int maximum() {
         return maximum;
     }

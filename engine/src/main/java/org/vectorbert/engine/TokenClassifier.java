@@ -41,6 +41,12 @@ public final class TokenClassifier {
         /** Words take the label of their tokens' mean probabilities, then are grouped. */
         AVERAGE;
 
+        /**
+         * The strategy a name spells.
+         *
+         * @param name none, simple, first, max or average, in any case
+         * @return the strategy
+         */
         public static Aggregation parse(String name) {
             try {
                 return valueOf(name.toUpperCase(Locale.ROOT));
@@ -54,9 +60,21 @@ public final class TokenClassifier {
      * One entity: with {@link Aggregation#NONE} a token ({@code entity} its label, {@code index} its
      * position among the encoding's tokens); otherwise a group ({@code entity} the label without its
      * B-/I- prefix, the pipeline's {@code entity_group}, and {@code index} -1).
+     *
+     * @param entity the label, or the group's label without its B-/I- prefix
+     * @param score  its probability (a group's mean)
+     * @param index  the token's position, or -1 for a group
+     * @param word   the text it covers, as the tokenizer decodes it
+     * @param start  its first character in the text
+     * @param end    the character after its last
      */
     public record Entity(String entity, float score, int index, String word, int start, int end) {
-        /** The pipeline's dict for it: entity (or entity_group when grouped), score, index (ungrouped), word, start, end. */
+        /**
+         * The pipeline's dict for it: entity (or entity_group when grouped), score, index (ungrouped), word, start, end.
+         *
+         * @param aggregation the strategy that made it
+         * @return the fields, in the pipeline's order
+         */
         public Map<String, Object> pipelineFields(Aggregation aggregation) {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put(aggregation == Aggregation.NONE ? "entity" : "entity_group", entity);
@@ -75,6 +93,8 @@ public final class TokenClassifier {
      * One text's entities, with its length in tokens (special tokens included, after any cut).
      *
      * @param truncated whether the text was cut to the model's length
+     * @param entities  the entities, in text order
+     * @param tokens    the text's length in tokens
      */
     public record Result(List<Entity> entities, int tokens, boolean truncated) {}
 
@@ -95,38 +115,80 @@ public final class TokenClassifier {
         this.maxTokens = Math.min(model.config().maxTokens(), tokenizer.modelMaxLength());
     }
 
+    /**
+     * The model {@code model} names, in float32.
+     *
+     * @param model what {@code --model} accepts
+     * @return the token classifier
+     */
     public static TokenClassifier load(String model) {
         return load(model, Precision.F32);
     }
 
+    /**
+     * The model {@code model} names, its matrices held at {@code precision}.
+     *
+     * @param model     what {@code --model} accepts
+     * @param precision F32 or BF16
+     * @return the token classifier
+     */
     public static TokenClassifier load(String model, Precision precision) {
         return ModelLoading.load(model, precision, TokenClassifier::of);
     }
 
+    /**
+     * A token classifier over a model and tokenizer already loaded.
+     *
+     * @param model     a model with a token-classification head
+     * @param tokenizer its tokenizer
+     * @return the token classifier
+     */
     public static TokenClassifier of(BertModel model, Tokenizer tokenizer) {
         return new TokenClassifier(model, tokenizer);
     }
 
+    /** {@return config.json's labels, in id order} */
     public Labels labels() {
         return labels;
     }
 
-    /** The longest text the model takes, in tokens; longer texts are cut there. */
+    /** {@return the longest text the model takes, in tokens; longer texts are cut there} */
     public int maxTokens() {
         return maxTokens;
     }
 
-    /** The entities of {@code text}, in text order. */
+    /**
+     * The entities of {@code text}, in text order.
+     *
+     * @param text         the text
+     * @param aggregation  how tokens become entities
+     * @param ignoreLabels labels whose entities are dropped after grouping ("O", say)
+     * @return the entities
+     */
     public List<Entity> entities(String text, Aggregation aggregation, Set<String> ignoreLabels) {
         return entities(List.of(text), aggregation, ignoreLabels).getFirst();
     }
 
-    /** The entities of each text, in text order, the texts batched by length. */
+    /**
+     * The entities of each text, in text order, the texts batched by length.
+     *
+     * @param texts        the texts
+     * @param aggregation  how tokens become entities
+     * @param ignoreLabels labels whose entities are dropped after grouping ("O", say)
+     * @return each text's entities, in order
+     */
     public List<List<Entity>> entities(List<String> texts, Aggregation aggregation, Set<String> ignoreLabels) {
         return tag(texts, aggregation, ignoreLabels).stream().map(Result::entities).toList();
     }
 
-    /** {@link #entities(List, Aggregation, Set)} with each text's length in tokens and whether it was cut. */
+    /**
+     * {@link #entities(List, Aggregation, Set)} with each text's length in tokens and whether it was cut.
+     *
+     * @param texts        the texts
+     * @param aggregation  how tokens become entities
+     * @param ignoreLabels labels whose entities are dropped after grouping ("O", say)
+     * @return one result per text, in order
+     */
     public List<Result> tag(List<String> texts, Aggregation aggregation, Set<String> ignoreLabels) {
         return tag(texts, aggregation, ignoreLabels, -1);
     }
@@ -136,6 +198,12 @@ public final class TokenClassifier {
      * longer than the model takes is not cut but read in windows that share {@code stride} tokens (the pipeline's
      * {@code stride}): each window's entities are found on their own (a token's {@code index} counts within its
      * window), and where windows overlap the longer entity is kept (of equal ones the surer).
+     *
+     * @param texts        the texts
+     * @param aggregation  how tokens become entities
+     * @param ignoreLabels labels whose entities are dropped after grouping ("O", say)
+     * @param stride       tokens windows share, or a negative number to cut long texts instead
+     * @return one result per text, in order
      */
     public List<Result> tag(List<String> texts, Aggregation aggregation, Set<String> ignoreLabels, int stride) {
         int room = maxTokens - tokenizer.template().singleAdded();

@@ -41,7 +41,14 @@ public final class AttentionPage {
 
     private AttentionPage() {}
 
-    /** Writes the page to {@code target} whole or not at all. */
+    /**
+     * Writes the page to {@code target} whole or not at all.
+     *
+     * @param run       the captured pass
+     * @param selection the layers and heads shown
+     * @param view      the view the page opens on
+     * @param target    the HTML file
+     */
     public static void write(AttentionRun run, Selection selection, View view, Path target) {
         try {
             AtomicFiles.write(target, html(run, selection, view, null).getBytes(StandardCharsets.UTF_8));
@@ -54,10 +61,24 @@ public final class AttentionPage {
      * A form at the top of a served page, filled in with what made it, that asks {@code action} (a
      * server's path, by GET with the fields text, pair, layers and heads) for another text's page.
      * Null fields are left empty.
+     *
+     * @param action the server's path the form asks
+     * @param text   the text, or null
+     * @param pair   the pair's second text, or null
+     * @param layers the layers, as {@link Selection#parse} reads them, or null
+     * @param heads  the heads, likewise, or null
      */
     public record Form(String action, String text, String pair, String layers, String heads) {}
 
-    /** The page as a string; with a {@code form} (null for none) it starts with one. */
+    /**
+     * The page as a string.
+     *
+     * @param run       the captured pass
+     * @param selection the layers and heads shown
+     * @param view      the view the page opens on
+     * @param form      a form the page starts with, or null for none
+     * @return the HTML
+     */
     public static String html(AttentionRun run, Selection selection, View view, Form form) {
         check(run, selection);
         // '<' only occurs inside JSON strings, where its escape means the same and cannot close the script element.

@@ -29,15 +29,21 @@ public final class AttentionPng {
         new Color(0x393b79), new Color(0xad494a), new Color(0x637939), new Color(0x843c39), new Color(0x7b4173), new Color(0x3182bd)};
     /**
      * Lines fainter than this opacity (of 255) are not drawn, as in the page: they do not show, and
-     * drawing them was most of the time (a 512-token picture of 12 heads took 29 s with every line of
-     * probability 0.01 or more; a line's opacity is p/√heads).
+     * drawing them was most of the time (a line's opacity is p/√heads).
      */
     static final int MIN_ALPHA = 3;
     private static final int LINES = 300;
 
     private AttentionPng() {}
 
-    /** Writes the head view of {@code layer} with {@code heads} to {@code target} as PNG, whole or not at all. */
+    /**
+     * Writes the head view of a layer as PNG, whole or not at all.
+     *
+     * @param run    the captured pass
+     * @param layer  the layer, from 0
+     * @param heads  the heads whose lines are drawn
+     * @param target the PNG file
+     */
     public static void write(AttentionRun run, int layer, List<Integer> heads, Path target) {
         BufferedImage image = headView(run, layer, heads);
         Path partial = AtomicFiles.partial(target);
@@ -56,7 +62,14 @@ public final class AttentionPng {
         }
     }
 
-    /** The head view of {@code layer}, the lines of {@code heads} on top of each other. */
+    /**
+     * The head view of a layer, the lines of the heads on top of each other.
+     *
+     * @param run   the captured pass
+     * @param layer the layer, from 0
+     * @param heads the heads whose lines are drawn
+     * @return the picture
+     */
     public static BufferedImage headView(AttentionRun run, int layer, List<Integer> heads) {
         Selection.requireIndex(layer, run.layers(), "layer");
         heads.forEach(h -> Selection.requireIndex(h, run.heads(), "head"));

@@ -19,7 +19,15 @@ import org.vectorbert.tokenizer.Tokenizer;
  */
 public record AttentionRun(String model, List<String> tokens, int sentenceB, float[][][][] attentions, float[][][][] queries,
                            float[][][][] keys, boolean truncated) {
-    /** Runs {@code pipeline}'s model over {@code text} and, when not null, {@code pair}. */
+    /**
+     * Runs {@code pipeline}'s model over a text or a pair and keeps what the views draw.
+     *
+     * @param pipeline the model and its tokenizer
+     * @param model    what to call the model in a page's title
+     * @param text     the text, not blank
+     * @param pair     the pair's second text, or null for a single text
+     * @return the pass
+     */
     public static AttentionRun capture(Embeddings pipeline, String model, String text, String pair) {
         if (text.isBlank() || (pair != null && pair.isBlank())) {
             throw new EngineException((text.isBlank() ? "the text" : "the pair's second text") + " is empty: there is no attention to show");
@@ -31,18 +39,22 @@ public record AttentionRun(String model, List<String> tokens, int sentenceB, flo
         return new AttentionRun(model, tokens, r.secondStart(), r.attentions(), r.queries(), r.keys(), r.truncated());
     }
 
+    /** {@return the number of layers} */
     public int layers() {
         return attentions.length;
     }
 
+    /** {@return the number of heads per layer} */
     public int heads() {
         return attentions[0].length;
     }
 
+    /** {@return the width of a head} */
     public int headSize() {
         return queries[0][0][0].length;
     }
 
+    /** {@return the number of tokens} */
     public int length() {
         return tokens.size();
     }

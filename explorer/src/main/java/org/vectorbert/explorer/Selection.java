@@ -12,6 +12,7 @@ import org.vectorbert.engine.EngineException;
  * @param heads  head indices, from 0
  */
 public record Selection(List<Integer> layers, List<Integer> heads) {
+    /** Copies the lists; refuses an empty one. */
     public Selection {
         layers = List.copyOf(layers);
         heads = List.copyOf(heads);
@@ -20,7 +21,12 @@ public record Selection(List<Integer> layers, List<Integer> heads) {
         }
     }
 
-    /** Every layer and head of {@code run}. */
+    /**
+     * Every layer and head.
+     *
+     * @param run a captured pass
+     * @return all its layers and heads
+     */
     public static Selection all(AttentionRun run) {
         return new Selection(range(run.layers()), range(run.heads()));
     }
@@ -28,6 +34,12 @@ public record Selection(List<Integer> layers, List<Integer> heads) {
     /**
      * Layers and heads written as {@code 0,5-7} (null or empty: all), checked against the model's
      * {@code layerCount} and {@code headCount}.
+     *
+     * @param layers     layers as {@code 0,5-7}, or null or empty for all
+     * @param heads      heads likewise
+     * @param layerCount the model's layers
+     * @param headCount  the model's heads per layer
+     * @return the selection
      */
     public static Selection parse(String layers, String heads, int layerCount, int headCount) {
         return new Selection(parse(layers, layerCount, "layer"), parse(heads, headCount, "head"));

@@ -17,6 +17,13 @@ public enum View {
     /** The head view, with the model and neuron views a tab away. */
     ALL;
 
+    /**
+     * The view a name spells.
+     *
+     * @param name head, model, neuron or all, in any case
+     * @return the view
+     * @throws EngineException for any other name
+     */
     public static View parse(String name) {
         try {
             return valueOf(name.trim().toUpperCase(Locale.ROOT));

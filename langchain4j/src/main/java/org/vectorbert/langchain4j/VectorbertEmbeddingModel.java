@@ -68,16 +68,31 @@ public final class VectorbertEmbeddingModel implements EmbeddingModel {
         return name == null ? directory.toString() : name.toString();
     }
 
-    /** An embedding model over pipelines the caller already holds, with the prompts its model declares for queries and documents. */
+    /**
+     * An embedding model over pipelines the caller already holds, with the prompts its model declares for queries and
+     * documents.
+     *
+     * @param embeddings the pipeline, with the model's own settings or the caller's
+     * @return the embedding model
+     */
     public static VectorbertEmbeddingModel of(Embeddings embeddings) {
         return new VectorbertEmbeddingModel(embeddings, null, null, null);
     }
 
+    /**
+     * A builder of a model loaded by name, with the model's own settings unless set otherwise.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** The vectorbert pipeline behind this model (requests without parameters go to it as they are). */
+    /**
+     * The vectorbert pipeline behind this model (requests without parameters go to it as they are).
+     *
+     * @return the pipeline
+     */
     public Embeddings embeddings() {
         return embeddings;
     }
@@ -143,78 +158,145 @@ public final class VectorbertEmbeddingModel implements EmbeddingModel {
 
         private Builder() {}
 
-        /** A model directory, a jar or TensorFlow checkpoint, an ONNX export, or a Hugging Face id such as {@code intfloat/e5-small-v2}. */
+        /**
+         * A model directory, a jar or TensorFlow checkpoint, an ONNX export, or a Hugging Face id such as {@code
+         * intfloat/e5-small-v2}.
+         *
+         * @param model what {@code --model} accepts
+         * @return this builder
+         */
         public Builder model(String model) {
             this.model = model;
             return this;
         }
 
-        /** How the weight matrices are held (F32 by default; BF16 halves their memory). */
+        /**
+         * How the weight matrices are held (F32 by default; BF16 halves their memory).
+         *
+         * @param precision F32 or BF16
+         * @return this builder
+         */
         public Builder precision(Precision precision) {
             options = options.withPrecision(precision);
             return this;
         }
 
-        /** How token vectors become one vector; several modes are concatenated in this order. */
+        /**
+         * How token vectors become one vector; several modes are concatenated in this order.
+         *
+         * @param modes one mode or more
+         * @return this builder
+         */
         public Builder pooling(Pooling... modes) {
             options = options.withPooling(modes);
             return this;
         }
 
+        /**
+         * Whether vectors are scaled to unit length (by default as the model declares).
+         *
+         * @param normalize whether to normalise
+         * @return this builder
+         */
         public Builder normalize(boolean normalize) {
             options = options.withNormalize(normalize);
             return this;
         }
 
-        /** Whether texts longer than the model takes are cut (else refused). */
+        /**
+         * Whether texts longer than the model takes are cut (else refused).
+         *
+         * @param truncate whether to cut
+         * @return this builder
+         */
         public Builder truncate(boolean truncate) {
             options = options.withTruncate(truncate);
             return this;
         }
 
-        /** Text put before every input that has no input type (or whose type has no prompt). */
+        /**
+         * Text put before every input that has no input type (or whose type has no prompt).
+         *
+         * @param prompt the text
+         * @return this builder
+         */
         public Builder prompt(String prompt) {
             options = options.withPrompt(prompt);
             return this;
         }
 
-        /** The model's prompt of this name (config_sentence_transformers.json) before every input that has no input type. */
+        /**
+         * The model's prompt of this name (config_sentence_transformers.json) before every input that has no input type.
+         *
+         * @param name the prompt's name
+         * @return this builder
+         */
         public Builder promptName(String name) {
             options = options.withPromptName(name);
             return this;
         }
 
-        /** Keep each vector's first {@code n} components (a Matryoshka model's shorter embedding). */
+        /**
+         * Keep each vector's first {@code n} components (a Matryoshka model's shorter embedding).
+         *
+         * @param n components kept
+         * @return this builder
+         */
         public Builder dimensions(int n) {
             options = options.withDimensions(n);
             return this;
         }
 
-        /** How many positions (padding included) one forward pass may hold. */
+        /**
+         * How many positions (padding included) one forward pass may hold.
+         *
+         * @param tokens positions per pass
+         * @return this builder
+         */
         public Builder batchTokens(int tokens) {
             options = options.withBatchTokens(tokens);
             return this;
         }
 
-        /** Text put before inputs of type QUERY (e5's {@code "query: "}); by default the model's prompt named "query". */
+        /**
+         * Text put before inputs of type QUERY (e5's {@code "query: "}); by default the model's prompt named "query".
+         *
+         * @param prompt the text
+         * @return this builder
+         */
         public Builder queryPrompt(String prompt) {
             this.queryPrompt = prompt;
             return this;
         }
 
-        /** Text put before inputs of type DOCUMENT (e5's {@code "passage: "}); by default the model's prompt named "document", "passage" or "corpus". */
+        /**
+         * Text put before inputs of type DOCUMENT (e5's {@code "passage: "}); by default the model's prompt named
+         * "document", "passage" or "corpus".
+         *
+         * @param prompt the text
+         * @return this builder
+         */
         public Builder documentPrompt(String prompt) {
             this.documentPrompt = prompt;
             return this;
         }
 
-        /** What {@link #modelName()} says; by default the model directory's name. */
+        /**
+         * What {@link #modelName()} says; by default the model directory's name.
+         *
+         * @param name the name
+         * @return this builder
+         */
         public Builder modelName(String name) {
             this.modelName = name;
             return this;
         }
 
-        /** Loads the model (converting a jar or checkpoint once into vectorbert's cache). */
+        /**
+         * Loads the model (converting a jar or checkpoint once into vectorbert's cache).
+         *
+         * @return the embedding model
+         */
         public VectorbertEmbeddingModel build() {
             if (model == null || model.isBlank()) {
                 throw new VectorbertLangchain4jException("no model was given: builder().model(\"a directory, a jar or a Hugging Face id\")");

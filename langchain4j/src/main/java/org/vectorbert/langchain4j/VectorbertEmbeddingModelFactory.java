@@ -14,6 +14,9 @@ public final class VectorbertEmbeddingModelFactory implements EmbeddingModelFact
     /** The model used when none is named: the one langchain4j's own in-process default embeds with. */
     public static final String DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2";
 
+    /** Made by langchain4j's {@link java.util.ServiceLoader}. */
+    public VectorbertEmbeddingModelFactory() {}
+
     @Override
     public EmbeddingModel create() {
         String model = System.getProperty("vectorbert.langchain4j.model", System.getenv("VECTORBERT_LANGCHAIN4J_MODEL"));

@@ -6,6 +6,11 @@ import org.vectorbert.common.VectorbertException;
 public final class VectorbertLangchain4jException extends VectorbertException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * A failure with no exception underneath.
+     *
+     * @param message what happened and what to do, fit to show a person
+     */
     public VectorbertLangchain4jException(String message) {
         super(message);
     }

@@ -35,16 +35,30 @@ public final class VectorbertScoringModel implements ScoringModel {
         this.truncate = truncate;
     }
 
-    /** A scoring model over a reranker the caller already holds: sigmoid scores, pairs longer than the model takes cut. */
+    /**
+     * A scoring model over a reranker the caller already holds: sigmoid scores, pairs longer than the model takes cut.
+     *
+     * @param reranker the reranker
+     * @return the scoring model
+     */
     public static VectorbertScoringModel of(Reranker reranker) {
         return new VectorbertScoringModel(reranker, false, true);
     }
 
+    /**
+     * A builder of a scoring model loaded by name.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** The vectorbert reranker behind this model. */
+    /**
+     * The vectorbert reranker behind this model.
+     *
+     * @return the reranker
+     */
     public Reranker reranker() {
         return reranker;
     }
@@ -78,6 +92,7 @@ public final class VectorbertScoringModel implements ScoringModel {
         return result;
     }
 
+    /** Loads a cross-encoder into a {@link VectorbertScoringModel}. */
     public static final class Builder {
         private String model;
         private Precision precision = Precision.F32;
@@ -86,31 +101,56 @@ public final class VectorbertScoringModel implements ScoringModel {
 
         private Builder() {}
 
-        /** A cross-encoder's directory or Hugging Face id (a single-label sequence classifier). */
+        /**
+         * A cross-encoder's directory or Hugging Face id (a single-label sequence classifier).
+         *
+         * @param model what {@code --model} accepts
+         * @return this builder
+         */
         public Builder model(String model) {
             this.model = model;
             return this;
         }
 
-        /** How the weight matrices are held (F32 by default; BF16 halves their memory). */
+        /**
+         * How the weight matrices are held (F32 by default; BF16 halves their memory).
+         *
+         * @param precision F32 or BF16
+         * @return this builder
+         */
         public Builder precision(Precision precision) {
             this.precision = Objects.requireNonNull(precision, "precision");
             return this;
         }
 
-        /** Scores are the model's logits, not their sigmoid (false by default). */
+        /**
+         * Scores are the model's logits, not their sigmoid (false by default).
+         *
+         * @param raw whether scores are logits
+         * @return this builder
+         */
         public Builder rawScores(boolean raw) {
             this.rawScores = raw;
             return this;
         }
 
-        /** Whether a query and text longer together than the model takes are cut, longest first (true by default), or refused. */
+        /**
+         * Whether a query and text longer together than the model takes are cut, longest first (true by default), or
+         * refused.
+         *
+         * @param truncate whether to cut
+         * @return this builder
+         */
         public Builder truncate(boolean truncate) {
             this.truncate = truncate;
             return this;
         }
 
-        /** Loads the model; refuses one without a single-label classifier head, naming what it has. */
+        /**
+         * Loads the model; refuses one without a single-label classifier head, naming what it has.
+         *
+         * @return the scoring model
+         */
         public VectorbertScoringModel build() {
             if (model == null || model.isBlank()) {
                 throw new VectorbertLangchain4jException("no model was given: builder().model(\"a directory or a Hugging Face id\")");

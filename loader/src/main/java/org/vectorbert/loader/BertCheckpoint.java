@@ -41,6 +41,13 @@ public final class BertCheckpoint implements AutoCloseable {
         this.tensors = tensors;
     }
 
+    /**
+     * Opens a Hugging Face model directory: its config.json and every safetensors file of the weights, mapped.
+     *
+     * @param directory the model directory
+     * @return the open checkpoint; close it to unmap the files
+     * @throws LoaderException if the directory, its config or its weights are missing or unreadable
+     */
     public static BertCheckpoint open(Path directory) {
         if (!Files.isDirectory(directory)) {
             throw new LoaderException(Files.exists(directory) ? directory + " is not a directory"
@@ -128,35 +135,43 @@ public final class BertCheckpoint implements AutoCloseable {
         return shards;
     }
 
+    /** {@return the model directory} */
     public Path directory() {
         return directory;
     }
 
+    /** {@return the model's configuration, as its family reads config.json} */
     public BertConfig config() {
         return config;
     }
 
-    /** config.json's labels of a task head's outputs, read when asked: a model without such a head never needs them. */
+    /** {@return config.json's labels of a task head's outputs} Read when asked: a model without such a head never needs them. */
     public Labels labels() {
         return Labels.parse(configJson, "config.json");
     }
 
-    /** The model family config.json's model_type names: where its weights are kept. */
+    /** {@return the model family config.json's model_type names} It says where the weights are kept. */
     public Family family() {
         return family;
     }
 
-    /** The safetensors files the weights are read from (what a packed copy of them is checked against). */
+    /** {@return the safetensors files the weights are read from} A packed copy of them is checked against these. */
     public List<Path> weightFiles() {
         return files.stream().map(SafetensorsFile::path).toList();
     }
 
-    /** Every tensor, by the name the checkpoint gives it. */
+    /** {@return every tensor, by the name the checkpoint gives it} */
     public Map<String, Tensor> tensors() {
         return tensors;
     }
 
-    /** The weight Hugging Face names {@code canonical}, under any spelling of it; the MLM decoder falls back to the tied word embeddings. */
+    /**
+     * The weight Hugging Face names {@code canonical}, under any spelling of it; the MLM decoder falls back to the tied
+     * word embeddings.
+     *
+     * @param canonical BERT's Hugging Face name ({@code bert.encoder.layer.0.attention.self.query.weight})
+     * @return the tensor, or empty when the checkpoint has none
+     */
     public Optional<Tensor> find(String canonical) {
         for (String name : family.spellings(canonical)) {
             Tensor t = tensors.get(name);
@@ -173,6 +188,11 @@ public final class BertCheckpoint implements AutoCloseable {
     /**
      * The weight {@code canonical} with exactly {@code shape}, as float32 or convertible to it;
      * otherwise an error naming the tensor, the expected and the found shape.
+     *
+     * @param canonical BERT's Hugging Face name
+     * @param shape     the shape expected
+     * @return the tensor
+     * @throws LoaderException if it is missing, of another shape or not a float type
      */
     public Tensor require(String canonical, long... shape) {
         Tensor t = find(canonical).orElseThrow(() -> new LoaderException(
@@ -197,6 +217,8 @@ public final class BertCheckpoint implements AutoCloseable {
      * Where config.json and the weights disagree, one sentence each (empty when they agree): the
      * vocabulary, width and position count the word and position embeddings have, and the number of
      * layers. Loading refuses a model with any of these; {@code inspect} shows them.
+     *
+     * @return the contradictions, one sentence each
      */
     public List<String> contradictions() {
         List<String> found = new ArrayList<>();
@@ -222,7 +244,10 @@ public final class BertCheckpoint implements AutoCloseable {
         return found;
     }
 
-    /** How many encoder layers the checkpoint holds: one more than the highest N of any {@code encoder.layer.N.*} tensor (in the family's names). */
+    /**
+     * {@return how many encoder layers the checkpoint holds} One more than the highest N of any
+     * {@code encoder.layer.N.*} tensor (in the family's names).
+     */
     public int layerCount() {
         Pattern layer = family.layerPattern();
         int n = 0;
@@ -235,11 +260,12 @@ public final class BertCheckpoint implements AutoCloseable {
         return n;
     }
 
-    /** Parameters stored in the files: tied weights count once, since they are stored once. */
+    /** {@return the parameters stored in the files} Tied weights count once, since they are stored once. */
     public long parameterCount() {
         return tensors.values().stream().mapToLong(Tensor::elementCount).sum();
     }
 
+    /** {@return the bytes of every tensor's data} */
     public long byteCount() {
         return tensors.values().stream().mapToLong(t -> t.data().byteSize()).sum();
     }

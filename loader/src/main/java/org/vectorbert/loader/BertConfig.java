@@ -20,6 +20,25 @@ import org.vectorbert.common.Json;
  * self-attention and its {@code output.LayerNorm} before the feed-forward block, each sub-layer
  * wrapped in a residual; {@code "final_layer_norm": true} adds {@code bert.encoder.final_layer_norm}
  * after the last layer. Transformers ignores both.
+ *
+ * @param vocabSize             {@code vocab_size}: rows of the word embeddings
+ * @param hiddenSize            {@code hidden_size}: the width of the hidden state
+ * @param numHiddenLayers       {@code num_hidden_layers}
+ * @param numAttentionHeads     {@code num_attention_heads}; divides hiddenSize
+ * @param intermediateSize      {@code intermediate_size}: the width inside the feed-forward block
+ * @param hiddenAct             {@code hidden_act}: one of {@link #ACTIVATIONS}
+ * @param layerNormEps          {@code layer_norm_eps}
+ * @param maxPositionEmbeddings {@code max_position_embeddings}: rows of the position embeddings
+ * @param typeVocabSize         {@code type_vocab_size}: rows of the token type embeddings, 0 for none
+ * @param padTokenId            {@code pad_token_id}
+ * @param positionEmbeddingType {@code position_embedding_type}: "absolute" is the one the engine implements
+ * @param modelType             {@code model_type}: "bert", "roberta", "electra", ...
+ * @param architectures         {@code architectures}: the transformers classes the checkpoint was saved from
+ * @param preLayerNorm          vectorbert's {@code pre_layer_norm}: LayerNorm before each sub-layer
+ * @param finalLayerNorm        vectorbert's {@code final_layer_norm}: a LayerNorm after the last layer
+ * @param embeddingSize         the width of the embeddings ({@code embedding_size}, ELECTRA's); else hiddenSize
+ * @param positionsSkipPadding  whether position ids skip padding, as RoBERTa's do (see {@link #firstPosition})
+ * @param mlmActivation         the MLM head's activation: {@code hidden_act} for BERT, a family's own otherwise
  */
 public record BertConfig(
         int vocabSize,
@@ -44,7 +63,7 @@ public record BertConfig(
     /** Activations the engine implements, by their Hugging Face names. */
     public static final List<String> ACTIVATIONS = List.of("gelu", "gelu_new", "gelu_pytorch_tanh", "relu");
 
-
+    /** Copies {@code architectures} (null for none). */
     public BertConfig {
         architectures = architectures == null ? List.of() : List.copyOf(architectures);
     }
@@ -52,6 +71,22 @@ public record BertConfig(
     /**
      * BERT's configuration: embeddings as wide as the hidden state, positions 0, 1, 2, ..., and the
      * MLM head's activation {@code hidden_act}.
+     *
+     * @param vocabSize             {@code vocab_size}: rows of the word embeddings
+     * @param hiddenSize            {@code hidden_size}: the width of the hidden state
+     * @param numHiddenLayers       {@code num_hidden_layers}
+     * @param numAttentionHeads     {@code num_attention_heads}; divides hiddenSize
+     * @param intermediateSize      {@code intermediate_size}: the width inside the feed-forward block
+     * @param hiddenAct             {@code hidden_act}: one of {@link #ACTIVATIONS}
+     * @param layerNormEps          {@code layer_norm_eps}
+     * @param maxPositionEmbeddings {@code max_position_embeddings}: rows of the position embeddings
+     * @param typeVocabSize         {@code type_vocab_size}: rows of the token type embeddings, 0 for none
+     * @param padTokenId            {@code pad_token_id}
+     * @param positionEmbeddingType {@code position_embedding_type}: "absolute" is the one the engine implements
+     * @param modelType             {@code model_type}: "bert", "roberta", "electra", ...
+     * @param architectures         {@code architectures}: the transformers classes the checkpoint was saved from
+     * @param preLayerNorm          vectorbert's {@code pre_layer_norm}: LayerNorm before each sub-layer
+     * @param finalLayerNorm        vectorbert's {@code final_layer_norm}: a LayerNorm after the last layer
      */
     public BertConfig(int vocabSize, int hiddenSize, int numHiddenLayers, int numAttentionHeads, int intermediateSize,
                       String hiddenAct, double layerNormEps, int maxPositionEmbeddings, int typeVocabSize, int padTokenId,
@@ -62,14 +97,21 @@ public record BertConfig(
                 finalLayerNorm, hiddenSize, false, hiddenAct);
     }
 
-    /** The same with a family's switches: see the record's parameters. */
+    /**
+     * The same with a family's switches.
+     *
+     * @param embeddingSize        the width of the embeddings
+     * @param positionsSkipPadding whether position ids skip padding
+     * @param mlmActivation        the MLM head's activation
+     * @return a new configuration
+     */
     public BertConfig withFamilySwitches(int embeddingSize, boolean positionsSkipPadding, String mlmActivation) {
         return new BertConfig(vocabSize, hiddenSize, numHiddenLayers, numAttentionHeads, intermediateSize, hiddenAct,
                 layerNormEps, maxPositionEmbeddings, typeVocabSize, padTokenId, positionEmbeddingType, modelType, architectures,
                 preLayerNorm, finalLayerNorm, embeddingSize, positionsSkipPadding, mlmActivation);
     }
 
-    /** Whether the model has token type (segment) embeddings; DistilBERT has none. */
+    /** {@return whether the model has token type (segment) embeddings} DistilBERT has none. */
     public boolean hasTokenTypes() {
         return typeVocabSize > 0;
     }
@@ -78,28 +120,37 @@ public record BertConfig(
      * The position id of the first token: 0, or with positions that skip padding (RoBERTa's
      * {@code create_position_ids_from_input_ids}) {@code pad_token_id + 1}, padding itself taking
      * {@code pad_token_id}.
+     *
+     * @return the first position id
      */
     public int firstPosition() {
         return positionsSkipPadding ? padTokenId + 1 : 0;
     }
 
-    /** The longest sequence the position embeddings cover, special tokens included (512 for RoBERTa's 514 rows). */
+    /** {@return the longest sequence the position embeddings cover} Special tokens included (512 for RoBERTa's 514 rows). */
     public int maxTokens() {
         return maxPositionEmbeddings - firstPosition();
     }
 
-    /** bert-base-uncased's configuration (its SavedModel carries none). */
+    /** {@return bert-base-uncased's configuration} Its SavedModel carries none. */
     public static BertConfig bertBaseUncased() {
         return new BertConfig(30522, 768, 12, 12, 3072, "gelu", 1e-12, 512, 2, 0, "absolute", "bert",
                 List.of("BertForMaskedLM"), false, false);
     }
 
+    /**
+     * The same with other {@code architectures}.
+     *
+     * @param names transformers class names
+     * @return a new configuration
+     */
     public BertConfig withArchitectures(List<String> names) {
         return new BertConfig(vocabSize, hiddenSize, numHiddenLayers, numAttentionHeads, intermediateSize, hiddenAct,
                 layerNormEps, maxPositionEmbeddings, typeVocabSize, padTokenId, positionEmbeddingType, modelType, names,
                 preLayerNorm, finalLayerNorm, embeddingSize, positionsSkipPadding, mlmActivation);
     }
 
+    /** {@return the width of one attention head} */
     public int headSize() {
         return hiddenSize / numAttentionHeads;
     }
@@ -107,6 +158,10 @@ public record BertConfig(
     /**
      * Reads and validates a config.json (or Google's bert_config.json, which uses the same names) as
      * its {@code model_type}'s family reads it.
+     *
+     * @param file the config.json
+     * @return the configuration, validated
+     * @throws LoaderException if the file cannot be read or holds a field BERT inference cannot work with
      */
     public static BertConfig load(Path file) {
         JsonNode node = Json.read(file, LoaderException::new);
@@ -114,7 +169,14 @@ public record BertConfig(
         return Family.of(node, source).config(node, source);
     }
 
-    /** Parses BERT's keys and validates; {@code source} names the file in messages. */
+    /**
+     * Parses BERT's keys and validates.
+     *
+     * @param node   config.json's root
+     * @param source names the file in messages
+     * @return the configuration, validated
+     * @throws LoaderException naming the first field BERT inference cannot work with
+     */
     public static BertConfig parse(JsonNode node, String source) {
         BertConfig config = parse(node, source, bertBaseUncased().withArchitectures(List.of()));
         config.validate(source);
@@ -152,7 +214,11 @@ public record BertConfig(
                 hidden, false, act);
     }
 
-    /** Throws a {@link LoaderException} naming the first field that BERT inference cannot work with. */
+    /**
+     * Throws a {@link LoaderException} naming the first field that BERT inference cannot work with.
+     *
+     * @param source names the file in messages
+     */
     public void validate(String source) {
         positive(source, "vocab_size", vocabSize);
         positive(source, "hidden_size", hiddenSize);
@@ -195,7 +261,7 @@ public record BertConfig(
         }
     }
 
-    /** This configuration as Hugging Face config.json fields (plus vectorbert's pre-LN fields when set). */
+    /** {@return this configuration as Hugging Face config.json fields} Plus vectorbert's pre-LN fields when set. */
     public ObjectNode toJson() {
         ObjectNode o = Json.object();
         var arch = o.putArray("architectures");

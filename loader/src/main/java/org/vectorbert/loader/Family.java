@@ -27,13 +27,21 @@ import java.util.regex.Pattern;
  */
 public record Family(String name, List<String> modelTypes, String prefix, List<Rename> renames, String layers,
                      List<Dense> classifier, BiFunction<JsonNode, String, BertConfig> config) {
-    /** BERT's dotted segments {@code from} are this family's {@code to}. */
+    /**
+     * BERT's dotted segments {@code from} are this family's {@code to}.
+     *
+     * @param from BERT's segments ({@code attention.self.query})
+     * @param to   this family's ({@code attention.q_lin})
+     */
     public record Rename(String from, String to) {}
 
     /**
      * One linear layer of a head, by its name in the checkpoint (before renaming: {@code bert.pooler.dense}
      * has the family's prefix put on it and taken off as any name does), and the activation after it
      * ("tanh", "relu", "gelu", or "none").
+     *
+     * @param name       the layer's name in the checkpoint, before renaming
+     * @param activation "tanh", "relu", "gelu", or "none"
      */
     public record Dense(String name, String activation) {}
 
@@ -41,13 +49,21 @@ public record Family(String name, List<String> modelTypes, String prefix, List<R
     public static final List<Family> ALL = List.of(BertFamily.FAMILY, DistilBertFamily.FAMILY, RobertaFamily.FAMILY,
             ElectraFamily.FAMILY);
 
+    /** Copies the lists. */
     public Family {
         modelTypes = List.copyOf(modelTypes);
         renames = List.copyOf(renames);
         classifier = List.copyOf(classifier);
     }
 
-    /** The family of config.json's {@code model_type} (BERT's when it has none, as Google's bert_config.json). */
+    /**
+     * The family of config.json's {@code model_type} (BERT's when it has none, as Google's bert_config.json).
+     *
+     * @param config config.json's root
+     * @param source names the file in messages
+     * @return the family
+     * @throws LoaderException if the model type is one vectorbert does not load
+     */
     public static Family of(JsonNode config, String source) {
         if (!config.isObject()) {
             throw new LoaderException(source + ": expected a JSON object");
@@ -62,7 +78,13 @@ public record Family(String name, List<String> modelTypes, String prefix, List<R
                 + String.join(", ", ALL.stream().flatMap(f -> f.modelTypes.stream()).toList()) + ")");
     }
 
-    /** Reads and validates config.json's keys as this family names them. */
+    /**
+     * Reads and validates config.json's keys as this family names them.
+     *
+     * @param node   config.json's root
+     * @param source names the file in messages
+     * @return the configuration, validated
+     */
     public BertConfig config(JsonNode node, String source) {
         return config.apply(node, source);
     }
@@ -71,6 +93,9 @@ public record Family(String name, List<String> modelTypes, String prefix, List<R
      * The names under which this family's checkpoints may hold the weight BERT's Hugging Face names
      * {@code canonical}: renamed, with the prefix and without, and with the legacy LayerNorm
      * {@code gamma}/{@code beta}.
+     *
+     * @param canonical BERT's Hugging Face name of a weight
+     * @return the names to look for
      */
     public List<String> spellings(String canonical) {
         String renamed = rename(canonical);

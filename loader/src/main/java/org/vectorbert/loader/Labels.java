@@ -12,22 +12,31 @@ import java.util.Map;
  * absent), the {@code problem_type}, and sentence-transformers' CrossEncoder activation, which
  * decide how scores are made of logits.
  *
- * @param names         the label of output i, in id order
- * @param problemType   "regression", "single_label_classification", "multi_label_classification", or null
+ * @param names                  the label of output i, in id order
+ * @param problemType            "regression", "single_label_classification", "multi_label_classification", or null
  * @param crossEncoderActivation the CrossEncoder's stored activation ("Sigmoid", "Identity", ...), or null
  */
 public record Labels(List<String> names, String problemType, String crossEncoderActivation) {
     private static final List<String> PROBLEM_TYPES = List.of("regression", "single_label_classification", "multi_label_classification");
 
+    /** Copies the names. */
     public Labels {
         names = List.copyOf(names);
     }
 
+    /** {@return the number of labels} */
     public int count() {
         return names.size();
     }
 
-    /** Reads and checks the label keys of a config.json; {@code source} names the file in messages. */
+    /**
+     * Reads and checks the label keys of a config.json.
+     *
+     * @param config config.json's root
+     * @param source names the file in messages
+     * @return the labels
+     * @throws LoaderException if the keys disagree
+     */
     public static Labels parse(JsonNode config, String source) {
         JsonNode id2label = config.path("id2label");
         List<String> names = new ArrayList<>();
@@ -98,7 +107,12 @@ public record Labels(List<String> names, String problemType, String crossEncoder
         return path.substring(path.lastIndexOf('.') + 1);
     }
 
-    /** A label's id, case-sensitive, or -1. */
+    /**
+     * A label's id.
+     *
+     * @param label the label, case-sensitive
+     * @return its id, or -1 when there is no such label
+     */
     public int id(String label) {
         return names.indexOf(label);
     }

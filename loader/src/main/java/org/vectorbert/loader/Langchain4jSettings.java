@@ -30,7 +30,13 @@ public record Langchain4jSettings(String modelClass, String pooling, String pool
      */
     public static final int DJL_MAX_LENGTH = 512;
 
-    /** The settings of a directory converted from a langchain4j jar, or empty. */
+    /**
+     * The settings of a directory converted from a langchain4j jar.
+     *
+     * @param directory a model directory
+     * @return its settings, or empty when it has no {@value #FILE}
+     * @throws LoaderException if the file is there but wrong
+     */
     public static Optional<Langchain4jSettings> read(Path directory) {
         Path file = directory.resolve(FILE);
         if (!Files.isRegularFile(file)) {
@@ -45,7 +51,7 @@ public record Langchain4jSettings(String modelClass, String pooling, String pool
                 j.path("normalize_from").asText(""), j.path("max_tokens").asInt(0), j.path("max_tokens_from").asText("")));
     }
 
-    /** The file's bytes. */
+    /** {@return the bytes of {@value #FILE} holding these settings} */
     public byte[] toJson() {
         ObjectNode o = Json.object();
         o.put("model_class", modelClass).put("pooling", pooling).put("pooling_from", poolingFrom).put("normalize", true)

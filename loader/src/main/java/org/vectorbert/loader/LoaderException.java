@@ -6,10 +6,21 @@ import org.vectorbert.common.VectorbertException;
 public class LoaderException extends VectorbertException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * A failure with no exception underneath.
+     *
+     * @param message what happened and what to do, fit to show a person
+     */
     public LoaderException(String message) {
         super(message);
     }
 
+    /**
+     * A failure caused by another.
+     *
+     * @param message what happened and what to do, fit to show a person
+     * @param cause   the failure underneath
+     */
     public LoaderException(String message, Throwable cause) {
         super(message, cause);
     }

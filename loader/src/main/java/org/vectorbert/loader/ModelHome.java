@@ -30,7 +30,7 @@ public final class ModelHome {
 
     private ModelHome() {}
 
-    /** {@code -Dvectorbert.home}, else {@code $VECTORBERT_HOME}, else {@code ~/.cache/vectorbert}. */
+    /** {@return vectorbert's cache directory} {@code -Dvectorbert.home}, else {@code $VECTORBERT_HOME}, else {@code ~/.cache/vectorbert}. */
     public static Path root() {
         String home = System.getProperty("vectorbert.home", System.getenv("VECTORBERT_HOME"));
         if (home != null && !home.isBlank()) {
@@ -39,7 +39,7 @@ public final class ModelHome {
         return Path.of(System.getProperty("user.home"), ".cache", "vectorbert");
     }
 
-    /** Where the default model is (or will be made): {@code root()/models/bert-base-uncased}. */
+    /** {@return where the default model is, or will be made} {@code root()/models/bert-base-uncased}. */
     public static Path defaultModelDirectory() {
         return root().resolve("models").resolve(DEFAULT_MODEL);
     }
@@ -48,6 +48,10 @@ public final class ModelHome {
      * Makes the model directory {@code target}: {@code make} writes it into a staging directory beside
      * it, then {@code check} runs on that, then it is renamed into place (replacing an older
      * {@code target}). If another process put a model there meanwhile, that one is kept.
+     *
+     * @param target the model directory to make
+     * @param make   writes the model into the directory it is given
+     * @param check  throws if the directory it is given is not a loadable model
      */
     public static void convertInto(Path target, Consumer<Path> make, Consumer<Path> check) {
         Path staging = target.resolveSibling("." + target.getFileName() + ".partial-" + ProcessHandle.current().pid());
@@ -72,7 +76,12 @@ public final class ModelHome {
         }
     }
 
-    /** The file's SHA-256 in lowercase hex. */
+    /**
+     * The file's SHA-256.
+     *
+     * @param file the file to hash
+     * @return its SHA-256 in lowercase hex
+     */
     public static String sha256(Path file) {
         MessageDigest digest;
         try {
@@ -88,7 +97,11 @@ public final class ModelHome {
         return HexFormat.of().formatHex(digest.digest());
     }
 
-    /** Deletes a staging or download folder and what is in it, as far as it can. */
+    /**
+     * Deletes a staging or download folder and what is in it, as far as it can.
+     *
+     * @param dir the folder
+     */
     public static void deleteRecursively(Path dir) {
         if (!Files.exists(dir)) {
             return;

@@ -33,13 +33,23 @@ import java.util.regex.Pattern;
 public final class ModelResolver {
     /** Hears what resolving a model does: lines for the user, and progress of long steps. */
     public interface Listener {
-        /** A line worth showing a person: what is being fetched or converted, and where. */
+        /**
+         * A line worth showing a person: what is being fetched or converted, and where.
+         *
+         * @param message the line
+         */
         void log(String message);
 
-        /** {@code done} of {@code total} bytes of {@code task} (a download or a conversion). */
+        /**
+         * Progress of a long step.
+         *
+         * @param task  what is being done (a download or a conversion)
+         * @param done  bytes done
+         * @param total bytes in all
+         */
         void progress(String task, long done, long total);
 
-        /** A listener that ignores everything. */
+        /** {@return a listener that ignores everything} */
         static Listener silent() {
             return new Listener() {
                 @Override
@@ -54,10 +64,10 @@ public final class ModelResolver {
     /**
      * Where the Hugging Face cache is and how to reach the hub.
      *
-     * @param cache the hub cache ({@code models--org--name/...})
+     * @param cache    the hub cache ({@code models--org--name/...})
      * @param endpoint the hub's base URL
-     * @param token a bearer token for private or gated models, or null
-     * @param offline whether downloading is forbidden ({@code HF_HUB_OFFLINE=1})
+     * @param token    a bearer token for private or gated models, or null
+     * @param offline  whether downloading is forbidden ({@code HF_HUB_OFFLINE=1})
      */
     public record HubSettings(Path cache, URI endpoint, String token, boolean offline) {
         public static final URI DEFAULT_ENDPOINT = URI.create("https://huggingface.co");
@@ -66,6 +76,8 @@ public final class ModelResolver {
          * From the environment, as huggingface_hub reads it: {@code HF_HUB_CACHE}, else {@code HF_HOME/hub},
          * else {@code ~/.cache/huggingface/hub}; {@code HF_ENDPOINT}; {@code HF_TOKEN}; {@code HF_HUB_OFFLINE}.
          * The system properties {@code vectorbert.hf.cache} and {@code vectorbert.hf.endpoint} override the first two.
+         *
+         * @return the settings
          */
         public static HubSettings fromEnvironment() {
             String cache = setting("vectorbert.hf.cache", "HF_HUB_CACHE");
@@ -100,14 +112,19 @@ public final class ModelResolver {
     /**
      * A Hugging Face model id.
      *
-     * @param repo {@code name} or {@code org/name}
+     * @param repo     {@code name} or {@code org/name}
      * @param revision a branch, tag or commit hash ({@code main} when none was given)
      */
     public record HubId(String repo, String revision) {
         private static final Pattern ID = Pattern.compile(
                 "([A-Za-z0-9][A-Za-z0-9._-]*(?:/[A-Za-z0-9][A-Za-z0-9._-]*)?)(?:@([A-Za-z0-9][A-Za-z0-9._/-]*))?");
 
-        /** The id {@code text} spells, or null when it cannot be one. */
+        /**
+         * The id {@code text} spells.
+         *
+         * @param text {@code name}, {@code org/name}, either with {@code @revision}
+         * @return the id, or null when it cannot be one
+         */
         public static HubId parse(String text) {
             Matcher m = ID.matcher(text);
             if (!m.matches() || text.contains("..") || text.endsWith(".git")) {
@@ -133,7 +150,13 @@ public final class ModelResolver {
 
     private ModelResolver() {}
 
-    /** {@link #resolve(String, HubSettings, Listener)} with the environment's hub settings. */
+    /**
+     * {@link #resolve(String, HubSettings, Listener)} with the environment's hub settings.
+     *
+     * @param model    what {@code --model} accepts, or null for the default model
+     * @param listener hears what resolving does
+     * @return the model directory
+     */
     public static Path resolve(String model, Listener listener) {
         return resolve(model, HubSettings.fromEnvironment(), listener);
     }
@@ -141,6 +164,11 @@ public final class ModelResolver {
     /**
      * The model directory {@code model} names (null for the default model). Throws a
      * {@link LoaderException} listing every place it looked when the model is nowhere.
+     *
+     * @param model    what {@code --model} accepts, or null for the default model
+     * @param hub      where the Hugging Face cache is and how to reach the hub
+     * @param listener hears what resolving does
+     * @return the model directory
      */
     public static Path resolve(String model, HubSettings hub, Listener listener) {
         if (model == null || model.isBlank()) {

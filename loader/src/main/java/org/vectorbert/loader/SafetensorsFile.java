@@ -47,7 +47,13 @@ public final class SafetensorsFile implements AutoCloseable {
 
     private record Entry(String name, DType dtype, long[] shape, long begin, long end) {}
 
-    /** Opens and validates {@code file}; nothing is mapped unless every check passes. */
+    /**
+     * Opens and validates {@code file}; nothing is mapped unless every check passes.
+     *
+     * @param file a safetensors file
+     * @return the open file; close it to unmap
+     * @throws LoaderException saying what is wrong with the file
+     */
     public static SafetensorsFile open(Path file) {
         String where = file.toString();
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
@@ -212,15 +218,23 @@ public final class SafetensorsFile implements AutoCloseable {
         }
     }
 
+    /** {@return the file} */
     public Path path() {
         return path;
     }
 
-    /** Tensors in file order, by name. */
+    /** {@return the tensors in file order, by name} */
     public Map<String, Tensor> tensors() {
         return tensors;
     }
 
+    /**
+     * One tensor.
+     *
+     * @param name its name
+     * @return the tensor
+     * @throws LoaderException if the file has none of that name
+     */
     public Tensor tensor(String name) {
         Tensor t = tensors.get(name);
         if (t == null) {
@@ -229,6 +243,7 @@ public final class SafetensorsFile implements AutoCloseable {
         return t;
     }
 
+    /** {@return the header's {@code __metadata__}} */
     public Map<String, String> metadata() {
         return metadata;
     }

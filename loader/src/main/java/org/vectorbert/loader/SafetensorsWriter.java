@@ -23,7 +23,13 @@ import org.vectorbert.common.AtomicFiles;
  * {@link #finish()}; closing without finishing deletes it, so no half-written file is left to trust.
  */
 public final class SafetensorsWriter implements AutoCloseable {
-    /** A tensor's header entry: what {@link #write} must then supply, in this order. */
+    /**
+     * A tensor's header entry: what {@link #write} must then supply, in this order.
+     *
+     * @param name  the tensor's name
+     * @param dtype its element type
+     * @param shape its dimensions
+     */
     public record Spec(String name, DType dtype, long[] shape) {
         long byteSize() {
             return Math.multiplyExact(Tensor.elementCount(shape), dtype.bytes());
@@ -39,6 +45,13 @@ public final class SafetensorsWriter implements AutoCloseable {
     private int next;
     private boolean finished;
 
+    /**
+     * Starts a file of {@code specs}' tensors: writes the header into a partial file beside {@code target}.
+     *
+     * @param target   the safetensors file, in place once every tensor is written and {@link #finish()} called
+     * @param specs    the tensors, in the order their bytes will come
+     * @param metadata the header's {@code __metadata__}
+     */
     public SafetensorsWriter(Path target, List<Spec> specs, Map<String, String> metadata) {
         this.target = target;
         this.partial = AtomicFiles.partial(target);
@@ -83,7 +96,11 @@ public final class SafetensorsWriter implements AutoCloseable {
         }
     }
 
-    /** Writes the next tensor's bytes (little-endian, row-major), which must be exactly its size. */
+    /**
+     * Writes the next tensor's bytes.
+     *
+     * @param bytes little-endian, row-major, exactly the tensor's size
+     */
     public void write(MemorySegment bytes) {
         if (next >= specs.size()) {
             throw new IllegalStateException("all " + specs.size() + " tensors are already written");
@@ -106,7 +123,11 @@ public final class SafetensorsWriter implements AutoCloseable {
         next++;
     }
 
-    /** Writes a float32 tensor. */
+    /**
+     * Writes the next tensor, a float32 one.
+     *
+     * @param values its elements, row-major
+     */
     public void write(float[] values) {
         MemorySegment segment = MemorySegment.ofArray(values);
         if (ByteOrder.nativeOrder() != ByteOrder.LITTLE_ENDIAN) {
@@ -115,6 +136,7 @@ public final class SafetensorsWriter implements AutoCloseable {
         write(segment);
     }
 
+    /** {@return the tensor whose bytes are to come next} */
     public Spec nextSpec() {
         return specs.get(next);
     }

@@ -34,12 +34,18 @@ public record SentenceTransformersConfig(List<String> poolingModes, boolean incl
             "pooling_mode_mean_tokens", "mean", "pooling_mode_mean_sqrt_len_tokens", "mean_sqrt_len",
             "pooling_mode_lasttoken", "lasttoken");
 
+    /** Copies the lists and maps. */
     public SentenceTransformersConfig {
         poolingModes = List.copyOf(poolingModes);
         prompts = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(prompts));   // in the file's order
     }
 
-    /** The sentence-transformers settings of {@code directory}, or empty when it has no modules.json. */
+    /**
+     * The sentence-transformers settings of {@code directory}.
+     *
+     * @param directory a model directory
+     * @return its settings, or empty when it has no modules.json
+     */
     public static Optional<SentenceTransformersConfig> read(Path directory) {
         Path modulesFile = directory.resolve("modules.json");
         if (!Files.isRegularFile(modulesFile)) {

@@ -9,16 +9,27 @@ import java.util.Arrays;
 /**
  * A named tensor whose bytes are a view into a mapped checkpoint (little-endian, row-major, not
  * necessarily aligned). Valid until the file it came from is closed.
+ *
+ * @param name  the name the checkpoint gives it
+ * @param dtype the element type
+ * @param shape the dimensions, outermost first
+ * @param data  the elements' bytes
  */
 public record Tensor(String name, DType dtype, long[] shape, MemorySegment data) {
     public static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     static final ValueLayout.OfShort F16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
+    /** {@return the number of elements} */
     public long elementCount() {
         return elementCount(shape);
     }
 
-    /** The number of elements of a tensor of {@code shape} (1 for a scalar); throws on overflow. */
+    /**
+     * The number of elements of a tensor of {@code shape}; throws on overflow.
+     *
+     * @param shape the dimensions
+     * @return their product (1 for a scalar)
+     */
     public static long elementCount(long[] shape) {
         long n = 1;
         for (long d : shape) {
@@ -27,7 +38,12 @@ public record Tensor(String name, DType dtype, long[] shape, MemorySegment data)
         return n;
     }
 
-    /** Element {@code i} (row-major) as float32. */
+    /**
+     * One element as float32.
+     *
+     * @param i the element's row-major index
+     * @return its value
+     */
     public float getFloat(long i) {
         return switch (dtype) {
             case F32 -> data.getAtIndex(F32, i);
@@ -40,6 +56,9 @@ public record Tensor(String name, DType dtype, long[] shape, MemorySegment data)
     /**
      * The elements as float32 in native byte order: the mapped bytes themselves for F32 on a
      * little-endian machine, otherwise a converted copy allocated in {@code arena}.
+     *
+     * @param arena where a converted copy goes
+     * @return the float32 elements
      */
     public MemorySegment asFloat32(Arena arena) {
         if (dtype == DType.F32 && ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN) {
@@ -53,7 +72,7 @@ public record Tensor(String name, DType dtype, long[] shape, MemorySegment data)
         return out;
     }
 
-    /** A copy of the elements as a float array (for tests, small tensors and conversions). */
+    /** {@return a copy of the elements as a float array} For tests, small tensors and conversions. */
     public float[] toFloatArray() {
         long n = elementCount();
         if (n > Integer.MAX_VALUE - 8) {
@@ -70,6 +89,7 @@ public record Tensor(String name, DType dtype, long[] shape, MemorySegment data)
         return out;
     }
 
+    /** {@return the shape as {@code [a, b]}} */
     public String shapeString() {
         return Arrays.toString(shape);
     }

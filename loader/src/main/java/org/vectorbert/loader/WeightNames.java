@@ -7,7 +7,10 @@ package org.vectorbert.loader;
 public final class WeightNames {
     private WeightNames() {}
 
+    /** The word embeddings, [vocabulary, width]. */
     public static final String WORD_EMBEDDINGS = "bert.embeddings.word_embeddings.weight";
+    /** The MLM head's decoder, often tied to the word embeddings. */
     public static final String MLM_DECODER = "cls.predictions.decoder.weight";
+    /** The MLM head's output bias. */
     public static final String MLM_BIAS = "cls.predictions.bias";
 }

@@ -36,15 +36,8 @@ final class Batcher implements AutoCloseable {
     /**
      * Positions one forward pass holds at most: a round of texts is run as passes of this size, each
      * over texts of nearly the same length; the library's own budget ({@link EmbeddingOptions#BATCH_TOKENS}).
-     * Why sorted: on all-MiniLM-L6-v2 over 2,000 texts of 8 to 32 tokens, passes of 256 to 1,024 positions
-     * sorted by length ran 200-210 texts/s, as fast as one of 16,384; passes of 32 texts as they came (36% of
-     * the positions padding) ran 130. It was 256 while the engine computed padding: under 64 connections
-     * (bench/serve), 256 left 9% of the positions padding and ran 0.83-1.05x the library, 512 left 17% and
-     * ran 0.79-0.98x. Since the engine computes no padding (RowLayout.packed, 2026-11-26), a larger pass
-     * costs nothing in padding, and 256 left passes too small: on 2026-11-27 (AVX-512 host) 64 connections
-     * of bert-base short texts got 10 texts (205 tokens) a pass and 0.82x the library (bench/serve), and
-     * POST /rerank of 100 pairs of 172 tokens, one pair a pass, 0.89x the library's passes of five
-     * (bench/compare-rerank --serve).
+     * Sorted by length, since texts as they come leave a third of the positions padding; as large as the
+     * library's, since the engine computes no padding and smaller passes left the server behind the library.
      */
     static final int PASS_TOKENS = EmbeddingOptions.BATCH_TOKENS;
 

@@ -60,7 +60,12 @@ public final class EmbeddingServer implements AutoCloseable {
         server.setStopAtShutdown(false);
     }
 
-    /** Binds and starts answering (503 for the model's routes until {@link #ready}). */
+    /**
+     * Binds and starts answering (503 for the model's routes until {@link #ready}).
+     *
+     * @param options how to listen and what to accept
+     * @return the running server
+     */
     public static EmbeddingServer start(ServerOptions options) {
         EmbeddingServer s = new EmbeddingServer(options);
         try {
@@ -87,6 +92,8 @@ public final class EmbeddingServer implements AutoCloseable {
      * Starts serving {@code models}: a few seconds of forward passes first (so the JIT has compiled the
      * kernels before traffic competes with it), then the batcher's inference thread starts and every
      * route answers.
+     *
+     * @param models what to serve
      */
     public void ready(Models models) {
         int longest = models.embeddings().maxTokens();
@@ -100,12 +107,12 @@ public final class EmbeddingServer implements AutoCloseable {
         front.ready(new Routes(models, options, new Embedder(models.embeddings(), b, metrics, options.autoTruncate()), b));
     }
 
-    /** The port it listens on (the one chosen when the options asked for 0). */
+    /** {@return the port it listens on} The one chosen when the options asked for 0. */
     public int port() {
         return connector.getLocalPort();
     }
 
-    /** Its base address, ending in '/'. */
+    /** {@return its base address, ending in '/'} */
     public URI uri() {
         String host = options.host().contains(":") ? "[" + options.host() + "]" : options.host();
         return URI.create("http://" + host + ":" + port() + "/");

@@ -26,6 +26,7 @@ import org.vectorbert.engine.TokenClassifier;
  */
 public record Models(String id, Embeddings embeddings, Optional<FillMask> fillMask, Optional<TextClassifier> classifier,
                      Optional<TokenClassifier> tagger, Optional<QuestionAnswerer> answerer, Optional<SparseEmbeddings> sparse) {
+    /** Checks that nothing is null. */
     public Models {
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(embeddings, "embeddings");
@@ -36,7 +37,13 @@ public record Models(String id, Embeddings embeddings, Optional<FillMask> fillMa
         Objects.requireNonNull(sparse, "sparse");
     }
 
-    /** Embeddings with the model's own settings, and fill-mask and the classifier over the same weights when it has their heads. */
+    /**
+     * Embeddings with the model's own settings, and every other pipeline over the same weights whose head the model has.
+     *
+     * @param id         the name /info and OpenAI's responses give
+     * @param embeddings the model's embeddings pipeline
+     * @return what the server serves
+     */
     public static Models of(String id, Embeddings embeddings) {
         Optional<FillMask> fillMask = embeddings.model().hasMlmHead()
                 ? Optional.of(FillMask.of(embeddings.model(), embeddings.tokenizer(), org.vectorbert.engine.FillMaskOptions.defaults()

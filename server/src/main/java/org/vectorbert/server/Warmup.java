@@ -9,11 +9,10 @@ import org.vectorbert.engine.TruncationSide;
  * Forward passes of assorted shapes before a server says it is ready, so the JIT compiles the
  * kernels, having seen short and long, few and many texts, before traffic competes with it.
  *
- * <p>Measured why: a server started cold and hit at once by 64 connections compiles its kernels
- * from whatever runs first, on two compiler threads that Jetty's, Jackson's and the JDK's methods
- * want too; in some starts the attention-score kernel then stayed in C1's tiers, running the
- * Vector API's Java fallback (1.4 GB/s of garbage, 50-75 texts/s where a warmed server ran 130-160).
- * These passes, and C2 alone for {@code serve} (bin/vectorbert says why), made it 5 good starts of 5.
+ * <p>Why: a server started cold and hit at once by many connections compiles its kernels from
+ * whatever runs first, on two compiler threads that Jetty's, Jackson's and the JDK's methods want
+ * too; in some starts the attention-score kernel then stayed in C1's tiers, running the Vector API's
+ * slow Java fallback. These passes, and C2 alone for {@code serve} (bin/vectorbert says why), avoid it.
  */
 final class Warmup {
     /** Texts per pass and words per text: short and long, few and many, odd and even, as traffic brings them. */

@@ -24,6 +24,11 @@ import org.apache.spark.sql.functions;
 public final class EmbedJob {
     private EmbedJob() {}
 
+    /**
+     * Runs the job; exits 2 with a usage line when the arguments are wrong.
+     *
+     * @param args INPUT OUTPUT.parquet [MODEL [COLUMN]]
+     */
     public static void main(String[] args) {
         if (args.length < 2 || args.length > 4) {
             System.err.println("usage: EmbedJob INPUT OUTPUT.parquet [MODEL [COLUMN]]");

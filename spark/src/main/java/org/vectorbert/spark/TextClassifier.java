@@ -35,22 +35,37 @@ import org.vectorbert.engine.Precision;
 public final class TextClassifier extends Transformer implements DefaultParamsWritable {
     private static final long serialVersionUID = 1L;
 
+    /** The stage's identifier, kept when it is saved. */
     private final String uid;
+    /** Param: the text column (string). */
     private final Param<String> inputCol;
+    /** Param: a second text column: each row classified as the pair (inputCol, pairCol). */
     private final Param<String> pairCol;
+    /** Param: the label column added (string). */
     private final Param<String> labelCol;
+    /** Param: the score column added (float). */
     private final Param<String> scoreCol;
+    /** Param: a sequence-classification model, as vectorbert's --model names it. */
     private final Param<String> model;
+    /** Param: softmax, sigmoid or none (unset: as the pipeline picks it). */
     private final Param<String> functionToApply;
+    /** Param: cut inputs longer than the model takes (longest first), else fail. */
     private final BooleanParam truncate;
+    /** Param: f32 (exact) or bf16 (weight matrices at half the bytes). */
     private final Param<String> precision;
+    /** Param: rows of a partition read at a time and grouped by length. */
     private final IntParam rowsPerBatch;
 
+    /** A stage with a new uid and every param at its default. */
     public TextClassifier() {
         this(Identifiable$.MODULE$.randomUID("vectorbert-classifier"));
     }
 
-    /** Spark ML's persistence makes one with the saved uid. */
+    /**
+     * Spark ML's persistence makes one with the saved uid.
+     *
+     * @param uid the stage's uid
+     */
     public TextClassifier(String uid) {
         this.uid = uid;
         inputCol = new Param<>(this, "inputCol", "the text column (string)");
@@ -70,10 +85,17 @@ public final class TextClassifier extends Transformer implements DefaultParamsWr
         setDefault(rowsPerBatch, 2048);
     }
 
+    /** {@return Spark ML's reader of saved stages} */
     public static MLReader<TextClassifier> read() {
         return new DefaultParamsReadable<TextClassifier>() {}.read();
     }
 
+    /**
+     * Reads a stage saved with {@code write().save(path)}.
+     *
+     * @param path where it was saved
+     * @return the stage
+     */
     public static TextClassifier load(String path) {
         return read().load(path);
     }
@@ -84,24 +106,87 @@ public final class TextClassifier extends Transformer implements DefaultParamsWr
     }
 
     // Spark ML finds a stage's params through public methods like these.
+    /** {@return the {@code inputCol} param: the text column (string)} */
     public Param<String> inputCol() { return inputCol; }
+    /** {@return the {@code pairCol} param: a second text column: each row classified as the pair (inputCol, pairCol)} */
     public Param<String> pairCol() { return pairCol; }
+    /** {@return the {@code labelCol} param: the label column added (string)} */
     public Param<String> labelCol() { return labelCol; }
+    /** {@return the {@code scoreCol} param: the score column added (float)} */
     public Param<String> scoreCol() { return scoreCol; }
+    /** {@return the {@code model} param: a sequence-classification model, as vectorbert's --model names it} */
     public Param<String> model() { return model; }
+    /** {@return the {@code functionToApply} param: softmax, sigmoid or none (unset: as the pipeline picks it)} */
     public Param<String> functionToApply() { return functionToApply; }
+    /** {@return the {@code truncate} param: cut inputs longer than the model takes (longest first), else fail} */
     public BooleanParam truncate() { return truncate; }
+    /** {@return the {@code precision} param: f32 (exact) or bf16 (weight matrices at half the bytes)} */
     public Param<String> precision() { return precision; }
+    /** {@return the {@code rowsPerBatch} param: rows of a partition read at a time and grouped by length} */
     public IntParam rowsPerBatch() { return rowsPerBatch; }
 
+    /**
+     * Sets {@link #inputCol()}.
+     *
+     * @param v the text column (string)
+     * @return this stage
+     */
     public TextClassifier setInputCol(String v) { set(inputCol, v); return this; }
+    /**
+     * Sets {@link #pairCol()}.
+     *
+     * @param v a second text column: each row classified as the pair (inputCol, pairCol)
+     * @return this stage
+     */
     public TextClassifier setPairCol(String v) { set(pairCol, v); return this; }
+    /**
+     * Sets {@link #labelCol()}.
+     *
+     * @param v the label column added (string)
+     * @return this stage
+     */
     public TextClassifier setLabelCol(String v) { set(labelCol, v); return this; }
+    /**
+     * Sets {@link #scoreCol()}.
+     *
+     * @param v the score column added (float)
+     * @return this stage
+     */
     public TextClassifier setScoreCol(String v) { set(scoreCol, v); return this; }
+    /**
+     * Sets {@link #model()}.
+     *
+     * @param v a sequence-classification model, as vectorbert's --model names it
+     * @return this stage
+     */
     public TextClassifier setModel(String v) { set(model, v); return this; }
+    /**
+     * Sets {@link #functionToApply()}.
+     *
+     * @param v softmax, sigmoid or none (unset: as the pipeline picks it)
+     * @return this stage
+     */
     public TextClassifier setFunctionToApply(String v) { set(functionToApply, v); return this; }
+    /**
+     * Sets {@link #truncate()}.
+     *
+     * @param v cut inputs longer than the model takes (longest first), else fail
+     * @return this stage
+     */
     public TextClassifier setTruncate(boolean v) { set(truncate, v); return this; }
+    /**
+     * Sets {@link #precision()}.
+     *
+     * @param v f32 (exact) or bf16 (weight matrices at half the bytes)
+     * @return this stage
+     */
     public TextClassifier setPrecision(String v) { set(precision, v); return this; }
+    /**
+     * Sets {@link #rowsPerBatch()}.
+     *
+     * @param v rows of a partition read at a time and grouped by length
+     * @return this stage
+     */
     public TextClassifier setRowsPerBatch(int v) { set(rowsPerBatch, v); return this; }
 
     @Override

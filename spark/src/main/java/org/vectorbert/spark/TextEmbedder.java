@@ -42,22 +42,37 @@ import org.vectorbert.engine.Precision;
 public final class TextEmbedder extends Transformer implements DefaultParamsWritable {
     private static final long serialVersionUID = 1L;
 
+    /** The stage's identifier, kept when it is saved. */
     private final String uid;
+    /** Param: the text column (string). */
     private final Param<String> inputCol;
+    /** Param: the vector column added ({@code array<float>}). */
     private final Param<String> outputCol;
+    /** Param: the model, as vectorbert's --model names it: a directory every executor sees, a hub id, or empty for the default bert-base-uncased. */
     private final Param<String> model;
+    /** Param: cls, mean, max, mean_sqrt_len, lasttoken or pooler, comma-separated (unset: the model's). */
     private final Param<String> pooling;
+    /** Param: scale vectors to unit length (unset: the model's). */
     private final BooleanParam normalize;
+    /** Param: cut texts longer than the model takes, else fail (unset: the model's). */
     private final BooleanParam truncate;
+    /** Param: f32 (exact) or bf16 (weight matrices at half the bytes). */
     private final Param<String> precision;
+    /** Param: positions, padding included, a forward pass may hold. */
     private final IntParam batchTokens;
+    /** Param: rows of a partition read at a time and grouped by length. */
     private final IntParam rowsPerBatch;
 
+    /** A stage with a new uid and every param at its default. */
     public TextEmbedder() {
         this(Identifiable$.MODULE$.randomUID("vectorbert"));
     }
 
-    /** Spark ML's persistence makes one with the saved uid. */
+    /**
+     * Spark ML's persistence makes one with the saved uid.
+     *
+     * @param uid the stage's uid
+     */
     public TextEmbedder(String uid) {
         this.uid = uid;
         inputCol = new Param<>(this, "inputCol", "the text column (string)");
@@ -78,10 +93,17 @@ public final class TextEmbedder extends Transformer implements DefaultParamsWrit
         setDefault(rowsPerBatch, 2048);
     }
 
+    /** {@return Spark ML's reader of saved stages} */
     public static MLReader<TextEmbedder> read() {
         return new DefaultParamsReadable<TextEmbedder>() {}.read();
     }
 
+    /**
+     * Reads a stage saved with {@code write().save(path)}.
+     *
+     * @param path where it was saved
+     * @return the stage
+     */
     public static TextEmbedder load(String path) {
         return read().load(path);
     }
@@ -91,24 +113,88 @@ public final class TextEmbedder extends Transformer implements DefaultParamsWrit
         return uid;
     }
 
+    /** {@return the {@code inputCol} param: the text column (string)} */
     public Param<String> inputCol() { return inputCol; }
+    /** {@return the {@code outputCol} param: the vector column added ({@code array<float>})} */
     public Param<String> outputCol() { return outputCol; }
+    /** {@return the {@code model} param: the model, as vectorbert's --model names it: a directory every executor sees, a hub id, or empty for the default bert-base-uncased} */
     public Param<String> model() { return model; }
+    /** {@return the {@code pooling} param: cls, mean, max, mean_sqrt_len, lasttoken or pooler, comma-separated (unset: the model's)} */
     public Param<String> pooling() { return pooling; }
+    /** {@return the {@code normalize} param: scale vectors to unit length (unset: the model's)} */
     public BooleanParam normalize() { return normalize; }
+    /** {@return the {@code truncate} param: cut texts longer than the model takes, else fail (unset: the model's)} */
     public BooleanParam truncate() { return truncate; }
+    /** {@return the {@code precision} param: f32 (exact) or bf16 (weight matrices at half the bytes)} */
     public Param<String> precision() { return precision; }
+    /** {@return the {@code batchTokens} param: positions, padding included, a forward pass may hold} */
     public IntParam batchTokens() { return batchTokens; }
+    /** {@return the {@code rowsPerBatch} param: rows of a partition read at a time and grouped by length} */
     public IntParam rowsPerBatch() { return rowsPerBatch; }
 
+    /**
+     * Sets {@link #inputCol()}.
+     *
+     * @param v the text column (string)
+     * @return this stage
+     */
     public TextEmbedder setInputCol(String v) { set(inputCol, v); return this; }
+    /**
+     * Sets {@link #outputCol()}.
+     *
+     * @param v the vector column added ({@code array<float>})
+     * @return this stage
+     */
     public TextEmbedder setOutputCol(String v) { set(outputCol, v); return this; }
+    /**
+     * Sets {@link #model()}.
+     *
+     * @param v the model, as vectorbert's --model names it: a directory every executor sees, a hub id, or empty for the
+     *          default bert-base-uncased
+     * @return this stage
+     */
     public TextEmbedder setModel(String v) { set(model, v); return this; }
+    /**
+     * Sets {@link #pooling()}.
+     *
+     * @param v cls, mean, max, mean_sqrt_len, lasttoken or pooler, comma-separated (unset: the model's)
+     * @return this stage
+     */
     public TextEmbedder setPooling(String v) { set(pooling, v); return this; }
+    /**
+     * Sets {@link #normalize()}.
+     *
+     * @param v scale vectors to unit length (unset: the model's)
+     * @return this stage
+     */
     public TextEmbedder setNormalize(boolean v) { set(normalize, v); return this; }
+    /**
+     * Sets {@link #truncate()}.
+     *
+     * @param v cut texts longer than the model takes, else fail (unset: the model's)
+     * @return this stage
+     */
     public TextEmbedder setTruncate(boolean v) { set(truncate, v); return this; }
+    /**
+     * Sets {@link #precision()}.
+     *
+     * @param v f32 (exact) or bf16 (weight matrices at half the bytes)
+     * @return this stage
+     */
     public TextEmbedder setPrecision(String v) { set(precision, v); return this; }
+    /**
+     * Sets {@link #batchTokens()}.
+     *
+     * @param v positions, padding included, a forward pass may hold
+     * @return this stage
+     */
     public TextEmbedder setBatchTokens(int v) { set(batchTokens, v); return this; }
+    /**
+     * Sets {@link #rowsPerBatch()}.
+     *
+     * @param v rows of a partition read at a time and grouped by length
+     * @return this stage
+     */
     public TextEmbedder setRowsPerBatch(int v) { set(rowsPerBatch, v); return this; }
 
     /**

@@ -14,7 +14,13 @@ import org.apache.spark.sql.types.DataTypes;
 public final class VectorbertFunctions {
     private VectorbertFunctions() {}
 
-    /** Registers {@code name(text) -> array<float>} with {@code embedder}'s model and options (its columns are not used). */
+    /**
+     * Registers {@code name(text) -> array<float>} with {@code embedder}'s model and options (its columns are not used).
+     *
+     * @param spark    the session to register in
+     * @param name     the SQL function's name
+     * @param embedder its model and options
+     */
     public static void register(SparkSession spark, String name, TextEmbedder embedder) {
         EmbedSettings settings = embedder.settings();
         spark.udf().register(name, (UDF1<String, float[]>) text -> text == null ? null : LoadedModels.get(settings).embed(text),

@@ -29,6 +29,16 @@ public final class VectorbertEmbeddingAutoConfiguration {
     /** The value of {@code spring.ai.model.embedding} that chooses vectorbert. */
     public static final String PROVIDER = "vectorbert";
 
+    /** Made by Spring when the conditions above hold. */
+    public VectorbertEmbeddingAutoConfiguration() {}
+
+    /**
+     * The embedding model the properties name, loaded now.
+     *
+     * @param properties the {@code vectorbert.*} properties
+     * @return the model
+     * @throws IllegalStateException naming the property that is missing or wrong
+     */
     @Bean
     @ConditionalOnMissingBean(EmbeddingModel.class)
     public VectorbertEmbeddingModel vectorbertEmbeddingModel(VectorbertProperties properties) {

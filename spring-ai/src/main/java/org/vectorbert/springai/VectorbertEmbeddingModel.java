@@ -32,7 +32,12 @@ public final class VectorbertEmbeddingModel implements EmbeddingModel {
     private final String modelName;
     private final int dimensions;
 
-    /** Vectors of the model's own dimension; {@code modelName} is what requests may name and responses report. */
+    /**
+     * Vectors of the model's own dimension.
+     *
+     * @param embeddings the pipeline
+     * @param modelName  what requests may name and responses report
+     */
     public VectorbertEmbeddingModel(Embeddings embeddings, String modelName) {
         this(embeddings, modelName, null);
     }
@@ -40,6 +45,9 @@ public final class VectorbertEmbeddingModel implements EmbeddingModel {
     /**
      * Vectors of {@code dimensions} components by default (null: the model's own), cut as {@link MatryoshkaTruncation} says.
      *
+     * @param embeddings the pipeline
+     * @param modelName  what requests may name and responses report
+     * @param dimensions components by default, or null for the model's own
      * @throws IllegalArgumentException if {@code dimensions} is below 1 or above the model's dimension
      */
     public VectorbertEmbeddingModel(Embeddings embeddings, String modelName, @Nullable Integer dimensions) {
@@ -91,12 +99,20 @@ public final class VectorbertEmbeddingModel implements EmbeddingModel {
         return dimensions;
     }
 
-    /** The name requests may give in their options and responses report: the model as it was configured. */
+    /**
+     * The name requests may give in their options and responses report: the model as it was configured.
+     *
+     * @return the model's name
+     */
     public String modelName() {
         return modelName;
     }
 
-    /** The pipeline behind this model. */
+    /**
+     * The pipeline behind this model.
+     *
+     * @return the pipeline
+     */
     public Embeddings embeddings() {
         return embeddings;
     }

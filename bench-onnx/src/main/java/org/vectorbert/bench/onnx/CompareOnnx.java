@@ -32,8 +32,8 @@ import org.vectorbert.engine.Precision;
  * 8 x 128, fill-mask of a short query from token ids, model load; resident memory after load and
  * after the 8 x 128 pass from one fresh JVM per engine. Before every timed run the same engine
  * runs the same work untimed for {@value #SETTLE_MS} ms: ONNX Runtime's threads keep spinning for
- * about 75 ms after a run (measured: a 13 ms vectorbert pass took 28, 25, 22, then 13 ms in the
- * runs right after one), and a sleep instead would time every engine waking from idle. Prints each
+ * about 75 ms after a run, slowing the other engine's next runs, and a sleep instead would time every
+ * engine waking from idle. Prints each
  * figure with the ratio
  * vectorbert / ONNX Runtime (below 1 means vectorbert is faster or smaller).
  *
@@ -135,8 +135,8 @@ public final class CompareOnnx {
         table.forEach(System.out::println);
 
         // The kernels alone, last: their matrices are packed in memory, and a JVM whose tiles have run on such
-        // segments runs them on a model's mapped ones 1.5 x slower (bert-base 1 x 128: 181-183 ms against 116-122;
-        // see PackedMatrix). A user's JVM sees one kind, so the comparison above runs before this.
+        // segments runs them on a model's mapped ones 1.5 x slower (see PackedMatrix). A user's JVM sees one kind,
+        // so the comparison above runs before this.
         System.out.println();
         double ceiling = MatmulBenchmark.fmaCeiling(threads);
         System.out.printf("fp32 FMA ceiling measured now: %.0f GFLOP/s on %d threads%n", ceiling, threads);
