@@ -11,6 +11,7 @@ import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.DecimalNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
@@ -39,8 +40,6 @@ public final class Json {
             .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(64).build())
             .build();
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
-    /** Decimals as written: BigDecimal nodes, trailing zeros kept. */
-    private static final JsonNodeFactory EXACT = JsonNodeFactory.withExactBigDecimals(true);
 
     private Json() {}
 
@@ -217,7 +216,7 @@ public final class Json {
                 case LONG -> NODES.numberNode(parser.getLongValue());
                 default -> NODES.numberNode(parser.getBigIntegerValue());
             };
-            case VALUE_NUMBER_FLOAT -> exactDecimals ? EXACT.numberNode(parser.getDecimalValue()) : NODES.numberNode(parser.getDoubleValue());
+            case VALUE_NUMBER_FLOAT -> exactDecimals ? DecimalNode.valueOf(parser.getDecimalValue()) : NODES.numberNode(parser.getDoubleValue());
             case VALUE_TRUE -> NODES.booleanNode(true);
             case VALUE_FALSE -> NODES.booleanNode(false);
             case VALUE_NULL -> NODES.nullNode();
