@@ -49,7 +49,7 @@ class CommandTreeTest {
             assertEquals(2, bad.exit());
             assertEquals(run(Main.commandLine(), name, "--no-such-option"), bad, name + " --no-such-option");
         }
-        // Every command's --model says what it takes, ONNX exports and langchain4j jars included, as the README does.
+        // Every command's --model says what it takes, ONNX exports and langchain4j jars included, as docs/cli.md does.
         for (String name : List.of("fill-mask", "embed", "classify", "rerank", "ner", "qa", "attention", "tokenize", "inspect")) {
             String usage = run(Main.commandLine(name), name, "--help").out().replaceAll("\\s+", " ");
             assertTrue(usage.contains("a TensorFlow checkpoint, a langchain4j model jar or an ONNX file with its tokenizer.json beside "

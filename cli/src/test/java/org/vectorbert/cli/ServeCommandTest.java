@@ -48,7 +48,7 @@ class ServeCommandTest {
 
     @Test
     void requestsStillInFlightWhenTheShutdownTimeoutEndsAreCutOffAndTheExitIs2(@TempDir Path dir) throws Exception {
-        // 24 texts of 402 tokens: 19 s or more at the 500 tokens/s the README measures for BERT-base on 2 cores (128-token texts).
+        // 24 texts of 402 tokens: 19 s or more at the 500 tokens/s measured for BERT-base on 2 cores (128-token texts).
         Process p = CliProcess.start(dir, List.of("serve", "--port", "0", "--shutdown-timeout", "1", "--model",
                 TestModels.bertBaseUncased().toString(), "--served-model-name", "my-bert"));
         try {
