@@ -18,11 +18,13 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.vectorbert.loader.testing.TinyTaskModels;
 
 /** The README's library examples, compiled and run exactly as the README shows them, so they cannot rot. */
+@Tag("heavy")
 class ReadmeExamplesTest {
     private static final Pattern JAVA_BLOCK = Pattern.compile("```java\n(.*?)```", Pattern.DOTALL);
     private static final Pattern CLASS_NAME = Pattern.compile("public class (\\w+)");
