@@ -34,7 +34,8 @@ class TestLanesTest {
 
     static {
         MARKERS.put("starts a process", Pattern.compile("\\bProcessBuilder\\b|Runtime\\.getRuntime\\(\\)\\.exec\\b"));
-        MARKERS.put("converts or loads a real model", Pattern.compile("\\bRealModels\\.|\\bDefaultModel\\."));
+        MARKERS.put("converts or loads a real model",
+                Pattern.compile("\\bRealModels\\.|\\bDefaultModel\\.|all-minilm-l6-v2\\.onnx|vectorbert\\.test\\.minilm"));
         MARKERS.put("runs Spark", Pattern.compile("\\borg\\.apache\\.spark\\.|\\bSparkSession\\b"));
         MARKERS.put("runs ONNX Runtime",
                 Pattern.compile("\\bai\\.onnxruntime\\.|\\bOrt(Session|Environment)\\b|dev\\.langchain4j\\.model\\.embedding\\.onnx"));
@@ -45,7 +46,8 @@ class TestLanesTest {
     private static final Path SELF = Path.of("org", "vectorbert", "common", "TestLanesTest.java");
     private static final Pattern TEST_ANNOTATION =
             Pattern.compile("@(Test|ParameterizedTest|RepeatedTest|TestFactory|TestTemplate|FuzzTest)\\b");
-    private static final Pattern LIFECYCLE = Pattern.compile("@(BeforeAll|BeforeEach|AfterAll|AfterEach)\\b");
+    /** Methods a framework calls for the whole class: JUnit's lifecycle, Spring's properties of the test's context. */
+    private static final Pattern LIFECYCLE = Pattern.compile("@(BeforeAll|BeforeEach|AfterAll|AfterEach|DynamicPropertySource)\\b");
     private static final Pattern ANY_TAG = Pattern.compile("@Tag\\(\\s*\"([^\"]*)\"\\s*\\)");
     private static final Pattern HEAVY_TAG = Pattern.compile("@Tag\\(\\s*\"" + TAG + "\"\\s*\\)");
     private static final Pattern METHOD_SOURCE = Pattern.compile("@MethodSource\\(([^)]*)\\)");

@@ -18,6 +18,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.vectorbert.loader.testing.TinyTaskModels;
@@ -27,6 +28,7 @@ import org.vectorbert.loader.testing.TinyTaskModels;
  * not public classes: the command line's README test compiles every public class of the README,
  * without langchain4j on its class path.
  */
+@Tag("heavy")
 class ReadmeExamplesTest {
     private static final Pattern SECTION = Pattern.compile("\n## langchain4j: `vectorbert-langchain4j`\n(.*?)\n## ", Pattern.DOTALL);
     private static final Pattern JAVA_BLOCK = Pattern.compile("```java\n(.*?)```", Pattern.DOTALL);

@@ -17,6 +17,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -29,6 +30,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  * README's public classes without Spring on its class path; the example's class is package-private, so it is
  * this module's to check.)
  */
+@Tag("heavy")
 class SpringAiReadmeExampleTest {
     private static final String SECTION = "## Spring AI: `vectorbert-spring-ai`";
 
