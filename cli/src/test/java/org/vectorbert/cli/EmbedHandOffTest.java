@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.vectorbert.convert.testing.RealModels;
@@ -26,6 +27,7 @@ import org.vectorbert.server.ServerOptions;
  * model (the real all-MiniLM-L6-v2: mean, normalised, cut at 256) taking fewer texts a request than the tests send, and
  * the same weights with prompts and a short max_seq_length, so that prompts and cuts meet.
  */
+@Tag("heavy")
 class EmbedHandOffTest {
     @TempDir
     static Path work;

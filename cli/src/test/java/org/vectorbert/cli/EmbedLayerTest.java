@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.vectorbert.engine.Batch;
@@ -17,6 +18,7 @@ import org.vectorbert.tokenizer.Encoding;
 import org.vectorbert.tokenizer.Tokenizer;
 
 /** {@code embed --pooling none --layer N}: a middle layer's token vectors, as the library's hidden states hold them. */
+@Tag("heavy")
 class EmbedLayerTest {
     @TempDir
     Path work;

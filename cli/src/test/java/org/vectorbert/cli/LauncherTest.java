@@ -21,6 +21,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * phase). Each test gets a tree of its own (the launcher, and copies of the built jars) without a start-up cache,
  * as on the first run after a build.
  */
+@Tag("heavy")
 class LauncherTest {
     private static final Path REPO = Path.of("..").toAbsolutePath().normalize();
 

@@ -18,6 +18,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.vectorbert.loader.testing.TinyTaskModels;
@@ -31,6 +32,7 @@ class LibraryExamplesTest {
     Path work;
 
     @Test
+    @Tag("heavy")
     void theLibraryExamplesCompileAndRun() throws Exception {
         List<String> classes = new ArrayList<>();
         List<String> files = new ArrayList<>();

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.vectorbert.loader.testing.HubImitation;
@@ -23,6 +24,7 @@ import org.vectorbert.loader.SafetensorsWriter;
 import org.vectorbert.loader.Tensor;
 
 /** {@code vectorbert fill-mask} and {@code vectorbert embed} on the real bert-base-uncased. */
+@Tag("heavy")
 class ModelCommandsTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 

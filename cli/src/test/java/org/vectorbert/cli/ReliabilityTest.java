@@ -17,10 +17,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Issue 14's findings, each as it was reported: output files, internal errors, silent mismatches, text rules, messages. */
+@Tag("heavy")
 class ReliabilityTest {
     @TempDir
     static Path work;

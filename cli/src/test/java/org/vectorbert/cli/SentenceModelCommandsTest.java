@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.vectorbert.convert.testing.RealModels;
@@ -20,6 +21,7 @@ import org.vectorbert.engine.EmbeddingOptions;
 import org.vectorbert.engine.Embeddings;
 
 /** embed and convert with a sentence-transformers model: langchain4j's all-MiniLM-L6-v2 jar, given to --model as it is. */
+@Tag("heavy")
 class SentenceModelCommandsTest {
     @TempDir
     Path work;

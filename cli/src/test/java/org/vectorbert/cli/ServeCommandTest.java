@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,6 +34,7 @@ class ServeCommandTest {
     private static final Pattern READY = Pattern.compile("ready on (http://127\\.0\\.0\\.1:\\d+/)");
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    @Tag("heavy")
     @Test
     void sigtermUnderLoadFinishesRequestsInFlightAndExitsZero(@TempDir Path dir) throws Exception {
         // A generous bound: the point is that in-flight requests finish, not how fast (the child JVM runs without the
@@ -46,6 +48,7 @@ class ServeCommandTest {
         }
     }
 
+    @Tag("heavy")
     @Test
     void requestsStillInFlightWhenTheShutdownTimeoutEndsAreCutOffAndTheExitIs2(@TempDir Path dir) throws Exception {
         // 24 texts of 402 tokens: 19 s or more at the 500 tokens/s measured for BERT-base on 2 cores (128-token texts).
@@ -175,6 +178,7 @@ class ServeCommandTest {
         return ((ServeCommand) parsed.subcommand().commandSpec().userObject()).autoTruncate;
     }
 
+    @Tag("heavy")
     @Test
     void optionsItCannotServeWithAreRefusedInOneLine() throws Exception {
         assertUserError(run("serve", "--port", "70000"), "--port must be 0 to 65535, was 70000");

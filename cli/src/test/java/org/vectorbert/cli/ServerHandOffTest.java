@@ -18,6 +18,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.vectorbert.engine.Embeddings;
@@ -29,6 +30,7 @@ import org.vectorbert.server.ServerOptions;
  * {@code fill-mask --server URL}: a running server (Jetty, in this JVM, with the real bert-base-uncased) answers the
  * command, and its output is the local model's to the byte; what it refuses, and what it says when the server refuses.
  */
+@Tag("heavy")
 class ServerHandOffTest {
     private static final String KEY = "hand-off-key";
     private static Path model;

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.zip.ZipFile;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -59,6 +60,7 @@ class OnnxImportTest {
         public void progress(String task, long done, long total) {}
     }
 
+    @Tag("heavy")
     @Test
     void theJarBecomesAModelDirectoryWithLangchain4jsSettings() throws IOException {
         Path out = dir.resolve("minilm");
@@ -93,6 +95,7 @@ class OnnxImportTest {
                 Files.readAllBytes(out.resolve("model.safetensors")), "the same file every time");
     }
 
+    @Tag("heavy")
     @Test
     void anOnnxFileWithItsTokenizerBesideItAndAnOptimumDirectoryImportAlike() throws IOException {
         Path loose = Files.createDirectories(dir.resolve("loose"));

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.vectorbert.loader.BertCheckpoint;
@@ -29,6 +30,7 @@ import org.vectorbert.loader.WeightNames;
  * the test classpath, and from the SavedModel directory unpacked from it; both must give the
  * same file, with values equal to the TensorFlow data.
  */
+@Tag("heavy")
 class TfImportTest {
     @TempDir
     static Path work;

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.vectorbert.common.VectorbertException;
@@ -43,6 +44,7 @@ class BlocksTest {
         assertTrue(noHead.endsWith("): it can give embeddings but not fill-mask"), noHead);
     }
 
+    @Tag("heavy")
     @Test
     void theRealModelHasBothHeadsAndATiedDecoder() {
         BertModel model = RealModel.model();

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
  * for thousands of calls: every answer bit for bit what one thread alone gets, and the heap's live
  * data no larger at the end than after the first round.
  */
+@Tag("heavy")
 class ConcurrencyTest {
     private static final List<String> TEXTS = List.of("Paris is the [MASK] of France.", "The [MASK] barked at the mailman.",
             "She poured a cup of [MASK].", "Water boils at one hundred [MASK].", "I took the [MASK] to work this morning.",

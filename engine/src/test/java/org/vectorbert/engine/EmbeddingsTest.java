@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.vectorbert.loader.SafetensorsFile;
 
@@ -20,6 +21,7 @@ class EmbeddingsTest {
         return embeddings(false).with(EmbeddingOptions.defaults().withPooling(pooling).withNormalize(normalize));
     }
 
+    @Tag("heavy")
     @Test
     void poolingsAgreeWithTheReferenceHiddenStates() throws IOException {
         // Case 1 of the PyTorch fixtures is this sentence.
@@ -41,6 +43,7 @@ class EmbeddingsTest {
         }
     }
 
+    @Tag("heavy")
     @Test
     void normalisedVectorsHaveUnitLengthAndBatchesEqualSingles() {
         Embeddings e = embeddings(false);
@@ -57,6 +60,7 @@ class EmbeddingsTest {
         }
     }
 
+    @Tag("heavy")
     @Test
     void tokenVectorsAndAttentionsHaveTheirShapes() {
         Embeddings e = embeddings(false);
@@ -74,6 +78,7 @@ class EmbeddingsTest {
         assertEquals(1.0, rowSum, 1e-5);
     }
 
+    @Tag("heavy")
     @Test
     void overlongTextsAreRefusedUnlessTruncationIsAsked() {
         String tooLong = "word ".repeat(600);
@@ -84,6 +89,7 @@ class EmbeddingsTest {
         assertEquals(768, embeddings(true).embed(tooLong).length);
     }
 
+    @Tag("heavy")
     @Test
     void textsPreparedByDifferentPipelinesShareAPassAndGetWhatTheirOwnWouldGive() {
         // How the server batches many clients together: normalised or not, cut or not, in one forward pass.
@@ -103,6 +109,7 @@ class EmbeddingsTest {
         assertEquals(512, shared.get(2).batchLength());
     }
 
+    @Tag("heavy")
     @Test
     void textsCutFromTheLeftKeepTheirEnd() {
         Embeddings cut = embeddings(true);

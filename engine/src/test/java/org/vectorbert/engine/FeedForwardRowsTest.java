@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Arrays;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The feed-forward block runs {@link Workspace#FEED_FORWARD_ROWS} rows at a time: a batch across that line gives each text's own bits. */
+@Tag("heavy")
 class FeedForwardRowsTest {
     @Test
     void aBatchOfMoreRowsThanOneSliceGivesEachTextItsOwnBits() {

@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.stream.IntStream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The bert-base-uncased model card's fill-mask examples, on the real weights. */
@@ -27,6 +28,7 @@ class FillMaskTest {
         }
     }
 
+    @Tag("heavy")
     @Test
     void modelCardExamples() {
         assertModelCard("Hello I'm a [MASK] model.", List.of("fashion", "role", "new", "super", "fine"),
@@ -37,6 +39,7 @@ class FillMaskTest {
                 new double[] {0.2198, 0.1597, 0.1155, 0.0380, 0.0304});
     }
 
+    @Tag("heavy")
     @Test
     void candidatesCarryTheFilledSequence() {
         FillMask.Candidate best = fill(1).predict("Paris is the [MASK] of France.").candidates().getFirst();
@@ -45,6 +48,7 @@ class FillMaskTest {
         assertEquals("paris is the capital of france.", best.sequence());
     }
 
+    @Tag("heavy")
     @Test
     void severalMasksGiveOneListEachAndKeepSpecialTokens() {
         List<List<FillMask.Candidate>> r = fill(2).predict("The [MASK] of France is [MASK].").masks();
@@ -52,6 +56,7 @@ class FillMaskTest {
         assertEquals("[CLS] the " + r.get(0).getFirst().tokenStr() + " of france is [MASK]. [SEP]", r.get(0).getFirst().sequence());
     }
 
+    @Tag("heavy")
     @Test
     void targetsRestrictTheCandidatesWithoutRenormalising() {
         List<FillMask.Candidate> all = fill(5).predict("The man worked as a [MASK].").candidates();
@@ -62,6 +67,7 @@ class FillMaskTest {
         assertEquals(all.getFirst().score(), two.getFirst().score(), 1e-6);
     }
 
+    @Tag("heavy")
     @Test
     void textWithoutMaskIsRefused() {
         var e = assertThrows(EngineException.class, () -> fill(5).predict("No mask here."));

@@ -13,6 +13,7 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.vectorbert.convert.testing.RealModels;
@@ -44,6 +45,7 @@ class KernelCompilationTest {
         assertEquals(withVectors, new TreeSet<>(KernelCompilation.KERNEL_CLASSES));
     }
 
+    @Tag("heavy")
     @Test
     void withPlainFlagsTheKernelsAreCompiledByC2AloneAndC1TakesTheRest() throws Exception {
         ChildJvm run = ChildJvm.run(dir, List.of("-XX:+PrintCompilation"), SlowPathMain.class, RealModels.allMiniLm().toString(), "6");
@@ -67,6 +69,7 @@ class KernelCompilationTest {
         assertFalse(run.err().contains("could not keep"), run.err());
     }
 
+    @Tag("heavy")
     @Test
     void aMatrixProductBeforeAnyModelWaitsForTheDirectiveToo() throws Exception {
         // The directive comes with the first pass that runs vector kernels, and with any matrix product outside a pass:
@@ -84,6 +87,7 @@ class KernelCompilationTest {
         assertTrue(A_TILE.matcher(run.out()).find(), "a matrix tile reached C2");
     }
 
+    @Tag("heavy")
     @Test
     void offLeavesCompilationToTheJvm() throws Exception {
         ChildJvm run = ChildJvm.run(dir, List.of("-XX:+PrintCompilation", "-Dvectorbert.kernelDirective=off"), SlowPathMain.class,
@@ -98,6 +102,7 @@ class KernelCompilationTest {
         assertFalse(run.err().contains("could not keep"), run.err());
     }
 
+    @Tag("heavy")
     @Test
     void aJvmThatRefusesTheDirectiveGetsOneWarning() throws Exception {
         // HotSpot's own limit on directives, here one (its default one): the add is refused as on a JVM that cannot take it.

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.vectorbert.convert.testing.RealModels;
@@ -29,6 +30,7 @@ import org.vectorbert.loader.Tensor;
  * committed head shard and config beside it. Every held-out example must get the reference's prediction, logits and
  * scores within 1e-4, so the held-out accuracy vectorbert reaches is the one PyTorch reported (accuracy.json).
  */
+@Tag("heavy")
 class MiniLmTrainedHeadsTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String ENCODER_SHARD = "model-00001-of-00002.safetensors";

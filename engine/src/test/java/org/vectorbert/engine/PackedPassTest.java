@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -16,6 +17,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * families whose embeddings differ (RoBERTa's positions skip padding, DistilBERT has no token types, ELECTRA projects).
  */
 class PackedPassTest {
+    @Tag("heavy")
     @ParameterizedTest
     @ValueSource(strings = {"bert-base-uncased", "roberta-mlm", "distilbert-mlm", "electra-discriminator", "bert-tokcls"})
     void aPackedPassGivesEveryRealTokenThePaddedPasssBits(String name) {

@@ -22,6 +22,7 @@ import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.vectorbert.loader.BertCheckpoint;
@@ -187,6 +188,7 @@ class PackedWeightsTest {
         }
     }
 
+    @Tag("heavy")
     @Test
     void theRealModelIsMappedOnItsSecondLoad() {
         System.setProperty("vectorbert.packed", property != null ? property : temp.resolve("cache").toString());

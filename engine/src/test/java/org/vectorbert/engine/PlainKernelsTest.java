@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.vectorbert.convert.testing.RealModels;
@@ -164,6 +165,7 @@ class PlainKernelsTest {
         }
     }
 
+    @Tag("heavy")
     @Test
     void aWholeBertBasePassGivesTheVectorBitsInEveryOutput() {
         BertModel model = RealModel.model();
@@ -185,6 +187,7 @@ class PlainKernelsTest {
         assertArrayEquals(vector.mlmLogits(), plain.mlmLogits(), "MLM logits");
     }
 
+    @Tag("heavy")
     @Test
     void onlyTheJvmsFirstPassRunsPlainAndItGivesTheBitsOfTheNext() throws Exception {
         ChildJvm run = ChildJvm.run(dir, List.of(), PlainFirstPassMain.class, RealModels.allMiniLm().toString(), "9");
@@ -214,6 +217,7 @@ class PlainKernelsTest {
      * pass plain and the vector width given, every family and head gives the bits this JVM's kernels give, in float32 and
      * bf16; without those, one line naming the flag, never a NoClassDefFoundError.
      */
+    @Tag("heavy")
     @Test
     void aJvmWithoutTheVectorModuleRunsEveryFamilyPlainWithTheVectorBits() throws Exception {
         List<String> fixtures = List.of("bert-seqcls-multilabel", "bert-tokcls", "bert-qa", "distilbert-mlm",

@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.vectorbert.loader.DType;
@@ -54,6 +55,7 @@ class PrecisionTest {
         }
     }
 
+    @Tag("heavy")
     @Test
     void bf16FillsTheMaskOfTheRealModelLikeFloat32() {
         FillMask bf16 = FillMask.load(RealModel.directory().toString(), FillMaskOptions.defaults().withPrecision(Precision.BF16));

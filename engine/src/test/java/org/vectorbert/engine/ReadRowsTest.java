@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -20,6 +21,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * and the padded layout, on the vector kernels and the plain ones; the rows not read are NaN. On bert-base's real
  * weights, a pre-LN encoder with a final LayerNorm, and the families' heads.
  */
+@Tag("heavy")
 class ReadRowsTest {
     @ParameterizedTest
     @ValueSource(strings = {"bert-base-uncased", "tiny-pre-ln", "roberta-seqcls", "distilbert-mlm", "electra-seqcls",

@@ -11,6 +11,7 @@ import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.vectorbert.loader.SafetensorsFile;
 
@@ -55,6 +56,7 @@ class ReferenceTest {
         return v;
     }
 
+    @Tag("heavy")
     @Test
     void bertBaseUncasedMatchesPyTorch() throws IOException {
         JsonNode cases = new ObjectMapper().readTree(resource("bert-base-uncased.json").toFile());
@@ -77,6 +79,7 @@ class ReferenceTest {
      * layer's queries and keys split into heads, and the attention probabilities, from the library's
      * pipeline (tokenizer included).
      */
+    @Tag("heavy")
     @Test
     void queriesKeysAndAttentionsMatchPyTorch() throws IOException {
         Embeddings pipeline = Embeddings.of(RealModel.model(), RealModel.tokenizer(), EmbeddingOptions.defaults());
@@ -106,6 +109,7 @@ class ReferenceTest {
         }
     }
 
+    @Tag("heavy")
     @Test
     void paddedSequenceEqualsTheSequenceAlone() {
         BertModel model = RealModel.model();
@@ -147,6 +151,7 @@ class ReferenceTest {
         }
     }
 
+    @Tag("heavy")
     @Test
     void inputsTheModelCannotTakeAreRefused() {
         BertModel model = RealModel.model();

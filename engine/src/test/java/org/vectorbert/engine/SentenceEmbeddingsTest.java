@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.vectorbert.convert.testing.RealModels;
@@ -25,6 +26,7 @@ import org.vectorbert.tokenizer.BertTokenizer;
  * model directory's own settings, with no options, give encode()'s vectors for a few hundred real
  * texts, some cut at 256 tokens; other pooling modes, and a prompt left out of the pooling, likewise.
  */
+@Tag("heavy")
 class SentenceEmbeddingsTest {
     private static JsonNode cases;
     private static BertModel model;

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.vectorbert.convert.testing.RealModels;
@@ -20,6 +21,7 @@ import org.vectorbert.convert.testing.RealModels;
  * plain flags (only {@code --add-modules}), after warm-up, every kernel is above its floor and nothing is
  * said. The JVMs print every kernel's speed, which is how the floors were chosen.
  */
+@Tag("heavy")
 class SlowPathCheckTest {
     private static final Pattern SPEED = Pattern.compile("(?m)^(MATRIX|ATTENTION|LAYER_NORM|ACTIVATION) ([0-9.E-]+)( slow)?$");
 

@@ -19,10 +19,12 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.zip.Inflater;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.vectorbert.engine.EngineException;
 
 /** The page's embedded numbers, read back as its script reads them, against the engine's forward pass. */
+@Tag("heavy")
 class AttentionPageTest {
     private static final Pattern DATA = Pattern.compile("<script type=\"application/json\" id=\"vectorbert-data\">(.*?)</script>",
             Pattern.DOTALL);

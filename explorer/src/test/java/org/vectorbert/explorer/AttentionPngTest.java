@@ -8,9 +8,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import javax.imageio.ImageIO;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The head view as PNG for 8, 128 and 512 tokens, read back from the file. */
+@Tag("heavy")
 class AttentionPngTest {
     @Test
     void rendersEightToFiveHundredTwelveTokens() throws Exception {

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
  * from here). Needs /usr/bin/chromium ({@code apt-get install chromium}; $CHROMIUM names another)
  * and Node.js; npm installs the driver on first use.
  */
+@Tag("heavy")
 class BrowserTest {
     static final Path TOOL = Path.of("..", "tools", "browser-test").toAbsolutePath().normalize();
     static final Path OUT = Path.of("target", "browser").toAbsolutePath();

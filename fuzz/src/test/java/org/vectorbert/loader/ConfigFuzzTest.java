@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.vectorbert.common.VectorbertException;
 
 /**
@@ -15,6 +16,7 @@ import org.vectorbert.common.VectorbertException;
  * (modules.json, 1_Pooling/config.json, sentence_bert_config.json, config_sentence_transformers.json);
  * read, or refused with the loader's error.
  */
+@Tag("heavy")
 class ConfigFuzzTest {
     private static final List<String> FILES = List.of("config.json", "modules.json", "1_Pooling/config.json",
             "sentence_bert_config.json", "config_sentence_transformers.json");

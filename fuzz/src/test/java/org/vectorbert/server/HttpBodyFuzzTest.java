@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.vectorbert.engine.Embeddings;
 import org.vectorbert.loader.testing.TinyTaskModels;
 
@@ -35,6 +36,7 @@ import org.vectorbert.loader.testing.TinyTaskModels;
  * head (/fill-mask, /embed_sparse), a one-label classifier that is both the sequence classifier (/predict, and /rerank, which
  * wants one label) and the token classifier (/token-classification), and the question-answering head.
  */
+@Tag("heavy")
 class HttpBodyFuzzTest {
     private static final List<String> ROUTES = List.of("embed", "embed_all", "embed_sparse", "similarity", "v1/embeddings", "fill-mask",
             "rerank", "predict", "token-classification", "question-answering", "tokenize", "decode");

@@ -5,12 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import com.code_intelligence.jazzer.mutation.annotation.NotNull;
+import org.junit.jupiter.api.Tag;
 
 /**
  * bert-base-uncased's tokenizer on any string: no exception, ids inside the vocabulary, every text
  * token's span inside the text and in order, and decoding what encoding gives settles (a second
  * round changes nothing more).
  */
+@Tag("heavy")
 class EncodeFuzzTest {
     private static final BertTokenizer TOKENIZER = new BertTokenizer(Vocabulary.load(RealVocabulary.path()), TokenizerConfig.uncased());
 

@@ -8,12 +8,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.vectorbert.common.VectorbertException;
 
 /**
  * A tokenizer directory with any tokenizer.json, tokenizer_config.json or vocab.txt: loaded and then
  * encoding a text, or refused with the tokenizer's error.
  */
+@Tag("heavy")
 class TokenizerFilesFuzzTest {
     private static final String VOCAB = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\nhello\n##s\n,\n.\n";
 

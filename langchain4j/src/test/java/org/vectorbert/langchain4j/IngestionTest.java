@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.vectorbert.engine.Embeddings;
 
@@ -31,6 +32,7 @@ import org.vectorbert.engine.Embeddings;
  * InMemoryEmbeddingStore, and a query finds the paragraph that answers it first; once with the model
  * given, once with none, through this module's EmbeddingModelFactory (the one line that changes).
  */
+@Tag("heavy")
 class IngestionTest {
     /** A paragraph of each licence, found by words it holds, and a question only it answers. */
     private static final Map<String, String> PARAGRAPH_MARKERS = Map.of(

@@ -18,6 +18,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.vectorbert.loader.testing.TinyTaskModels;
@@ -25,6 +26,7 @@ import org.vectorbert.loader.testing.TinyTaskModels;
 /**
  * docs/integrations.md's langchain4j examples, compiled and run exactly as the page shows them.
  */
+@Tag("heavy")
 class IntegrationsExamplesTest {
     private static final Pattern SECTION = Pattern.compile("\n## langchain4j: `vectorbert-langchain4j`\n(.*?)\n## ", Pattern.DOTALL);
     private static final Pattern JAVA_BLOCK = Pattern.compile("```java\n(.*?)```", Pattern.DOTALL);

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.vectorbert.engine.EmbeddingOptions;
@@ -30,6 +31,7 @@ import org.vectorbert.engine.EngineException;
  * all-MiniLM-L6-v2, each ending with the vectors vectorbert's Embeddings gives for the same texts;
  * INPUT_TYPE's prompts and DIMENSIONS' cut; what is refused, and how.
  */
+@Tag("heavy")
 class VectorbertEmbeddingModelTest {
     private static final List<String> TEXTS = List.of("A cat sits on the mat.", "The stock market fell sharply on Monday.",
             "Photosynthesis turns light into chemical energy in plants, which is why leaves are green and grow towards the sun.");

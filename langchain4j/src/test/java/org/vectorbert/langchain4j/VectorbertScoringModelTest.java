@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.vectorbert.engine.EngineException;
@@ -71,6 +72,7 @@ class VectorbertScoringModelTest {
         }
     }
 
+    @Tag("heavy")
     @Test
     void whatIsRefusedAndHow() throws IOException {
         ScoringModel scoring = VectorbertScoringModel.of(reranker);

@@ -21,6 +21,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -39,6 +40,7 @@ import org.vectorbert.loader.ModelHome;
  * and for the Chinese models Chinese lines.
  * The int8 (-q) jars are refused before anything is converted.
  */
+@Tag("heavy")
 class Langchain4jEmbeddersTest {
     private static final String PACKAGE = "dev.langchain4j.model.embedding.onnx.";
 

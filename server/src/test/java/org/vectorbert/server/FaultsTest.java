@@ -20,11 +20,13 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.vectorbert.convert.testing.RealModels;
 import org.vectorbert.engine.Embeddings;
 
 /** Clients that misbehave: each is answered as it should be (or dropped), and the server keeps serving the others. */
+@Tag("heavy")
 class FaultsTest {
     static EmbeddingServer server;
 

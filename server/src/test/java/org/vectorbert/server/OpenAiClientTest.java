@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.vectorbert.convert.testing.RealModels;
 import org.vectorbert.engine.Embeddings;
@@ -37,6 +38,7 @@ import org.vectorbert.engine.Embeddings;
  * own for the text cut to the model's length and normalised, the tokens the model ran counted in {@code usage}, and the
  * served model's name in the answers and in /v1/models.
  */
+@Tag("heavy")
 class OpenAiClientTest {
     private static final String KEY = "sk-local";
     private static final String NAME = "bert-base-uncased";

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.vectorbert.convert.testing.RealModels;
 import org.vectorbert.engine.EmbeddingOptions;
@@ -29,6 +30,7 @@ import org.vectorbert.engine.FillMask;
  * The server on loopback with the real bert-base-uncased, spoken to over HTTP as clients would:
  * every answer is checked against the library's own for the same texts.
  */
+@Tag("heavy")
 class ServerTest {
     static final ObjectMapper JSON = new ObjectMapper();
     static final HttpClient HTTP = HttpClient.newHttpClient();

@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.vectorbert.convert.testing.RealModels;
@@ -28,6 +29,7 @@ import org.vectorbert.engine.Embeddings;
  * bin/spark-submit runs) in a child JVM whose class path holds Spark and its dependencies but none of
  * vectorbert's classes, so the jar alone must carry them. Runs after package (the jar exists then).
  */
+@Tag("heavy")
 class SparkSubmitTest {
     @Test
     void embedJobThroughSparkSubmitWithTheShadedJar(@TempDir Path dir) throws Exception {

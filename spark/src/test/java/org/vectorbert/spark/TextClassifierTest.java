@@ -16,11 +16,13 @@ import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.vectorbert.loader.testing.TinyTaskModels;
 
 /** The classifier transformer in Spark local[2], single texts and query-passage pairs, against the library. */
+@Tag("heavy")
 class TextClassifierTest {
     static SparkSession spark;
     static Path sentiment;

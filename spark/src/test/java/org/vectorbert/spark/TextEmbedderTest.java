@@ -22,6 +22,7 @@ import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.vectorbert.convert.testing.RealModels;
@@ -29,6 +30,7 @@ import org.vectorbert.engine.EmbeddingOptions;
 import org.vectorbert.engine.Embeddings;
 
 /** The transformer in Spark local[2] on the real bert-base-uncased, against the library. */
+@Tag("heavy")
 class TextEmbedderTest {
     static SparkSession spark;
     static String model;

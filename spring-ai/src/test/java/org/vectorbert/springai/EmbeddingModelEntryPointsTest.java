@@ -10,6 +10,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.ai.chat.metadata.Usage;
 import org.springframework.ai.content.Media;
@@ -37,6 +38,7 @@ import org.vectorbert.engine.Embeddings;
  * the default dimensions() would embed a test string. Each must answer, none loop or throw
  * UnsupportedOperationException, and all give the library's own vectors.
  */
+@Tag("heavy")
 @SpringBootTest(classes = EmbeddingModelEntryPointsTest.Application.class)
 class EmbeddingModelEntryPointsTest {
     private static final List<String> TEXTS = List.of("The quick brown fox jumps over the lazy dog.",

@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.ai.document.Document;
 import org.springframework.ai.embedding.EmbeddingModel;
@@ -31,6 +32,7 @@ import org.springframework.test.context.DynamicPropertySource;
  * auto-configured model, filled with real documents (every paragraph of six licences Debian ships in
  * /usr/share/common-licenses), then asked questions worded unlike the paragraph that answers them.
  */
+@Tag("heavy")
 @SpringBootTest(classes = SimpleVectorStoreSearchTest.Application.class)
 class SimpleVectorStoreSearchTest {
     private static final Path LICENSES = Path.of("/usr/share/common-licenses");

@@ -17,6 +17,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -27,6 +28,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  * context with the auto-configuration. Only the model is swapped: the page names the hub id, which cannot be
  * downloaded here, and the test the same model from the langchain4j jar.
  */
+@Tag("heavy")
 class SpringAiDocsExampleTest {
     private static final String SECTION = "## Spring AI: `vectorbert-spring-ai`";
 

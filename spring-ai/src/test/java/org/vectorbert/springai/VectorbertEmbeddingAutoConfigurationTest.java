@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.ai.embedding.EmbeddingModel;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -22,6 +23,7 @@ import org.vectorbert.engine.Embeddings;
 import org.vectorbert.engine.Pooling;
 
 /** The auto-configuration in real Spring contexts, over the real all-MiniLM-L6-v2. */
+@Tag("heavy")
 class VectorbertEmbeddingAutoConfigurationTest {
     private static final List<String> TEXTS = List.of("A cat sits on the mat.", "Stocks fell sharply on Monday.",
             "Le chat est assis sur le tapis.", "");

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.vectorbert.common.VectorbertException;
 import org.vectorbert.tokenizer.Encoding;
 import org.vectorbert.tokenizer.Tokenizer;
@@ -17,6 +18,7 @@ import org.vectorbert.tokenizer.Tokenizer;
  * and the tokenizer built from it refuse with a one-line TokenizerException or encode a text with
  * spans inside it, and nothing else (no index, negative-size or out-of-memory errors).
  */
+@Tag("heavy")
 class SentencePieceFuzzTest {
     private static final String TEXT = "Hello, the world! naïve 東京 😀 <mask>";
 

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Tag;
 import org.vectorbert.common.VectorbertException;
 import org.vectorbert.tokenizer.EncodeOptions;
 import org.vectorbert.tokenizer.Encoding;
@@ -15,6 +16,7 @@ import org.vectorbert.tokenizer.Truncation;
  * one-line TokenizerException, or a tokenizer that encodes a few texts (and a truncated pair with
  * a stride) with ids and offsets in range and decodes them, without any other exception.
  */
+@Tag("heavy")
 class TokenizerJsonFuzzTest {
     private static final String[] TEXTS = {"Hello, the world!", "naïve café 東京 😀 <mask> [MASK]", "  a\tb\n", ""};
 
