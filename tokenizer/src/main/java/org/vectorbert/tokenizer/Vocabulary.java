@@ -13,23 +13,19 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
-import org.vectorbert.tokenizer.pipeline.CharTrie;
+import org.vectorbert.tokenizer.pipeline.Vocab;
 
-/**
- * The WordPiece vocabulary: token strings by id, and a character trie over them for
- * greedy longest-match lookup without allocating substrings.
- */
+/** The WordPiece vocabulary: token strings by id (ids 0..n-1, no token twice), and ids by token. */
 public final class Vocabulary {
     private final String[] tokens;
     private final Map<String, Integer> ids;
-    private final CharTrie trie;
-    private final TokenTable table;
+    /** The same tokens as the pipeline's WordPiece model reads them (sharing the map). */
+    private final Vocab vocab;
 
     private Vocabulary(String[] tokens, Map<String, Integer> ids) {
         this.tokens = tokens;
         this.ids = ids;
-        this.trie = new CharTrie(tokens);
-        this.table = new TokenTable(tokens);
+        this.vocab = Vocab.ofChecked(ids, tokens);
     }
 
     /** Builds a vocabulary from tokens in id order. */
@@ -109,6 +105,7 @@ public final class Vocabulary {
         return of(lines, "vocabulary " + vocabTxt, "lines", 1);
     }
 
+    /** The number of tokens. */
     public int size() {
         return tokens.length;
     }
@@ -121,21 +118,19 @@ public final class Vocabulary {
         return tokens[id];
     }
 
+    /** The id of a token, if the vocabulary has it. */
     public OptionalInt id(String token) {
         Integer id = ids.get(token);
         return id == null ? OptionalInt.empty() : OptionalInt.of(id);
     }
 
+    /** Whether the vocabulary has this token. */
     public boolean contains(String token) {
         return ids.containsKey(token);
     }
 
-    CharTrie trie() {
-        return trie;
-    }
-
-    TokenTable table() {
-        return table;
+    Vocab vocab() {
+        return vocab;
     }
 
     /** Tokens in id order (a copy). */

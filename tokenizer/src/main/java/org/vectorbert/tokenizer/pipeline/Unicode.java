@@ -17,7 +17,10 @@ public final class Unicode {
         };
     }
 
-    /** BertNormalizer's control set: Cc, Cf, Co (and Cs) except tab, LF and CR; see CharClass for why Cn is kept. */
+    /**
+     * BertNormalizer's control set: Cc, Cf, Co (and Cs) except tab, LF and CR. Unassigned code points (Cn)
+     * are kept, as the tokenizers library keeps them (Python's slow BertTokenizer drops them).
+     */
     public static boolean isControl(int c) {
         if (c == '\t' || c == '\n' || c == '\r') {
             return false;

@@ -32,6 +32,11 @@ public final class Vocab {
         return new Vocab(new HashMap<>(tokenIds), tokens);
     }
 
+    /** A vocabulary already checked to number its tokens 0..n-1: {@code ids} is kept, not copied. */
+    public static Vocab ofChecked(Map<String, Integer> ids, String[] tokens) {
+        return new Vocab(ids, tokens);
+    }
+
     public int id(String token) {
         Integer id = ids.get(token);
         return id == null ? -1 : id;
