@@ -72,12 +72,7 @@ public final class AddedVocabulary {
         return !normalized.isEmpty();
     }
 
-    /** Splits a text on the tokens matched in raw text only, leaving the rest as it is. */
-    public List<Segment> splitRaw(String text) {
-        return find(Normalized.of(text, 0, text.length()), raw);
-    }
-
-    /** Whether no raw-matched token can start anywhere in {@code text} (then {@link #splitRaw} has one piece). */
+    /** Whether no raw-matched token can start anywhere in {@code text} (then {@link #nextRaw} finds none). */
     public boolean noRawTokenIn(String text) {
         if (fewRawFirsts != null) {
             // String.indexOf scans with vector instructions; a bit set lookup per character was 7% of the
@@ -120,6 +115,17 @@ public final class AddedVocabulary {
         return candidates == raw ? rawFirsts : normalizedFirsts;
     }
 
+    /** An added token found in a text: its span, lstrip and rstrip whitespace included, and where the search goes on. */
+    record Match(int start, int stop, int resume, AddedToken token) {}
+
+    /**
+     * The first token matched in raw text at or after {@code from} (see {@link #next}), or null;
+     * {@code done} is where the previous match stopped (0 for none).
+     */
+    Match nextRaw(String text, int from, int done) {
+        return raw.isEmpty() ? null : next(text, from, done, raw);
+    }
+
     private List<Segment> find(Normalized piece, Map<Character, List<Candidate>> candidates) {
         String s = piece.text();
         if (candidates.isEmpty() || s.isEmpty()) {
@@ -127,10 +133,25 @@ public final class AddedVocabulary {
         }
         List<Segment> out = new ArrayList<>();
         int done = 0;
-        int i = 0;
+        for (Match m = next(s, 0, 0, candidates); m != null; m = next(s, m.resume(), m.stop(), candidates)) {
+            if (done < m.start()) {
+                out.add(new Segment(piece.slice(done, m.start()), -1, null));
+            }
+            out.add(new Segment(piece.slice(m.start(), m.stop()), m.token().id(), s.substring(m.start(), m.stop())));
+            done = m.stop();
+        }
+        if (done < s.length()) {
+            out.add(new Segment(piece.slice(done, s.length()), -1, null));
+        }
+        return out;
+    }
+
+    /** The next match at or after {@code i}; a match's lstrip never reaches back before {@code done}. */
+    private Match next(String s, int i, int done, Map<Character, List<Candidate>> candidates) {
+        java.util.BitSet firsts = firsts(candidates);
         while (i < s.length()) {
             // Most characters start no token: a char lookup in a bit set before boxing a Character key.
-            if (!firsts(candidates).get(s.charAt(i))) {
+            if (!firsts.get(s.charAt(i))) {
                 i++;
                 continue;
             }
@@ -171,16 +192,8 @@ public final class AddedVocabulary {
                     stop += Character.charCount(s.codePointAt(stop));
                 }
             }
-            if (done < start) {
-                out.add(new Segment(piece.slice(done, start), -1, null));
-            }
-            out.add(new Segment(piece.slice(start, stop), t.id(), s.substring(start, stop)));
-            done = stop;
-            i = Math.max(i, stop);
+            return new Match(start, stop, Math.max(i, stop), t);
         }
-        if (done < s.length()) {
-            out.add(new Segment(piece.slice(done, s.length()), -1, null));
-        }
-        return out;
+        return null;
     }
 }

@@ -17,15 +17,21 @@ public final class CharTrie {
     private int[] tokenIds = new int[1024];  // per node: the token ending here, or NONE
     private int nodes = 1;
 
-    /** A trie of each token spelling with its id (a vocabulary may give two spellings one id). */
-    public CharTrie(java.util.Map<String, Integer> tokens) {
+    /**
+     * A trie of the tokens of {@code vocab} longer than {@code prefix} that start with it ("" for all), keyed by
+     * what follows the prefix, built in id order (see {@link Vocab#forEach}).
+     */
+    public CharTrie(Vocab vocab, String prefix) {
         this(new String[0]);
-        tokens.forEach((token, id) -> {
-            int node = ROOT;
-            for (int i = 0; i < token.length(); i++) {
-                node = childOrAdd(node, token.charAt(i));
+        int skip = prefix.length();
+        vocab.forEach((token, id) -> {
+            if (token.length() > skip && token.startsWith(prefix)) {
+                int node = ROOT;
+                for (int i = skip; i < token.length(); i++) {
+                    node = childOrAdd(node, token.charAt(i));
+                }
+                tokenIds[node] = id;
             }
-            tokenIds[node] = id;
         });
     }
 

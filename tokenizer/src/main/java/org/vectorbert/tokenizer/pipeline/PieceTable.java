@@ -1,49 +1,67 @@
 package org.vectorbert.tokenizer.pipeline;
 
-import java.util.Map;
-
 /**
- * Token strings to ids in one open-addressing table that a run of chars can be looked up in
+ * The tokens that start with a prefix, looked up by what follows it straight from a run of chars,
  * without making a String: WordPiece first asks whether the whole rest of a word is a token (one
- * probe, usually a hit) before it walks the trie, as BertTokenizer does.
+ * probe, usually a hit) before it walks the trie. A hit gives the token string itself, so no
+ * second lookup by id is needed.
  */
 final class PieceTable {
-    private final String[] keys;
+    private final String[] tokens;
     private final int[] ids;
+    private final int skip;
     private final int mask;
 
-    PieceTable(Map<String, Integer> tokens) {
-        int capacity = Integer.highestOneBit(Math.max(16, tokens.size() * 2)) << 1;
-        keys = new String[capacity];
-        ids = new int[capacity];
-        mask = capacity - 1;
-        tokens.forEach((token, id) -> {
-            int slot = hash(token, 0, token.length()) & mask;
-            while (keys[slot] != null) {
-                slot = (slot + 1) & mask;
+    /** The tokens of {@code vocab} longer than {@code prefix} that start with it ("" for all), put in id order. */
+    PieceTable(Vocab vocab, String prefix) {
+        int[] count = new int[1];
+        vocab.forEach((token, id) -> {
+            if (token.length() > prefix.length() && token.startsWith(prefix)) {
+                count[0]++;
             }
-            keys[slot] = token;
-            ids[slot] = id;
+        });
+        int capacity = Integer.highestOneBit(Math.max(16, count[0] * 2)) << 1;
+        tokens = new String[capacity];
+        ids = new int[capacity];
+        skip = prefix.length();
+        mask = capacity - 1;
+        vocab.forEach((token, id) -> {
+            if (token.length() > skip && token.startsWith(prefix)) {
+                int slot = hash(token, skip, token.length()) & mask;
+                while (tokens[slot] != null) {
+                    slot = (slot + 1) & mask;
+                }
+                tokens[slot] = token;
+                ids[slot] = id;
+            }
         });
     }
 
-    /** The id of the token {@code chars[from, to)}, or -1. */
+    /** The slot of the token {@code prefix + chars[from, to)}, or -1; see {@link #id} and {@link #token}. */
     int find(char[] chars, int from, int to) {
-        int length = to - from;
+        int length = skip + to - from;
         for (int slot = hash(chars, from, to) & mask; ; slot = (slot + 1) & mask) {
-            String key = keys[slot];
-            if (key == null) {
+            String token = tokens[slot];
+            if (token == null) {
                 return -1;
             }
-            if (key.length() == length && matches(key, chars, from)) {
-                return ids[slot];
+            if (token.length() == length && matches(token, skip, chars, from, to)) {
+                return slot;
             }
         }
     }
 
-    private static boolean matches(String key, char[] chars, int from) {
-        for (int i = 0; i < key.length(); i++) {
-            if (key.charAt(i) != chars[from + i]) {
+    int id(int slot) {
+        return ids[slot];
+    }
+
+    String token(int slot) {
+        return tokens[slot];
+    }
+
+    private static boolean matches(String token, int offset, char[] chars, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (token.charAt(offset + i - from) != chars[i]) {
                 return false;
             }
         }

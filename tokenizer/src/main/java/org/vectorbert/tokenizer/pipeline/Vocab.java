@@ -9,9 +9,19 @@ public final class Vocab {
     private final Map<String, Integer> ids;
     private final String[] tokens;
 
+    /** Whether some id has more than one spelling (only {@link #tokens} holds one per id). */
+    private final boolean aliases;
+
     private Vocab(Map<String, Integer> ids, String[] tokens) {
         this.ids = ids;
         this.tokens = tokens;
+        int spelled = 0;
+        for (String t : tokens) {
+            if (t != null) {
+                spelled++;
+            }
+        }
+        this.aliases = spelled != ids.size();
     }
 
     public static Vocab of(Map<String, Integer> tokenIds, String where) {
@@ -50,12 +60,22 @@ public final class Vocab {
         return ids.size();
     }
 
+    /**
+     * Every token with its id, in id order (a second spelling of an id after all the others). Tables built
+     * in this order probe least for the low ids, which vocabularies give their most frequent tokens.
+     */
     public void forEach(java.util.function.BiConsumer<String, Integer> action) {
-        ids.forEach(action);
-    }
-
-    /** The token to id map, read-only. */
-    public Map<String, Integer> asMap() {
-        return java.util.Collections.unmodifiableMap(ids);
+        for (int id = 0; id < tokens.length; id++) {
+            if (tokens[id] != null) {
+                action.accept(tokens[id], id);
+            }
+        }
+        if (aliases) {
+            ids.forEach((t, id) -> {
+                if (!t.equals(tokens[id])) {
+                    action.accept(t, id);
+                }
+            });
+        }
     }
 }

@@ -29,16 +29,10 @@ public final class WordPieceModel implements Model {
             throw new TokenizerException(where + ": the WordPiece unk_token '" + unkToken + "' is not in the vocabulary");
         }
         this.maxInputCharsPerWord = maxInputCharsPerWord;
-        Map<String, Integer> rest = new java.util.HashMap<>();
-        vocab.forEach((t, id) -> {
-            if (t.startsWith(prefix) && t.length() > prefix.length()) {
-                rest.put(t.substring(prefix.length()), id);
-            }
-        });
-        this.whole = new CharTrie(vocab.asMap());
-        this.continuing = new CharTrie(rest);
-        this.wholeTable = new PieceTable(vocab.asMap());
-        this.continuingTable = new PieceTable(rest);
+        this.whole = new CharTrie(vocab, "");
+        this.continuing = new CharTrie(vocab, prefix);
+        this.wholeTable = new PieceTable(vocab, "");
+        this.continuingTable = new PieceTable(vocab, prefix);
         this.prefix = prefix;
     }
 
@@ -84,11 +78,11 @@ public final class WordPieceModel implements Model {
     }
 
     /**
-     * {@link #tokenize(Normalized, Tokens)} for an ASCII word held in {@code word[0, length)},
-     * unit {@code i} spanning original {@code [starts[i], ends[i])} (no surrogates, so no pair to keep whole).
+     * {@link #tokenize(Normalized, Tokens)} for a word held in {@code word[0, length)}, unit {@code i}
+     * spanning original {@code [starts[i], ends[i])}; {@code surrogates} says whether it holds a pair to keep whole.
      */
-    void tokenizeAscii(char[] word, int length, int[] starts, int[] ends, Tokens out) {
-        if (length > maxInputCharsPerWord) {
+    void tokenize(char[] word, int length, int[] starts, int[] ends, boolean surrogates, Tokens out) {
+        if ((surrogates ? Character.codePointCount(word, 0, length) : length) > maxInputCharsPerWord) {
             out.add(unkId, unkToken, starts[0], ends[length - 1], 0, 0, 0);
             return;
         }
@@ -96,9 +90,10 @@ public final class WordPieceModel implements Model {
         int start = 0;
         while (start < length) {
             // The longest piece is the whole rest when the rest is a piece, which most words are.
-            int rest = (start == 0 ? wholeTable : continuingTable).find(word, start, length);
+            PieceTable table = start == 0 ? wholeTable : continuingTable;
+            int rest = table.find(word, start, length);
             if (rest >= 0) {
-                out.add(rest, vocab.token(rest), starts[start], ends[length - 1], 0, 0, 0);
+                out.add(table.id(rest), table.token(rest), starts[start], ends[length - 1], 0, 0, 0);
                 return;
             }
             CharTrie trie = start == 0 ? whole : continuing;
@@ -111,7 +106,7 @@ public final class WordPieceModel implements Model {
                     break;
                 }
                 int id = trie.tokenId(node);
-                if (id != CharTrie.NONE) {
+                if (id != CharTrie.NONE && !(surrogates && splitsPair(word, j + 1, length))) {
                     found = id;
                     end = j + 1;
                 }
@@ -124,6 +119,10 @@ public final class WordPieceModel implements Model {
             out.add(found, vocab.token(found), starts[start], ends[end - 1], 0, 0, 0);
             start = end;
         }
+    }
+
+    private static boolean splitsPair(char[] word, int at, int length) {
+        return at < length && Character.isLowSurrogate(word[at]) && Character.isHighSurrogate(word[at - 1]);
     }
 
     /** Whether a piece ending at {@code at} would cut a surrogate pair (the library cuts at characters only). */
