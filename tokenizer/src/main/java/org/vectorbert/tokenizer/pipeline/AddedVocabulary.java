@@ -1,6 +1,7 @@
 package org.vectorbert.tokenizer.pipeline;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,6 +32,15 @@ public final class AddedVocabulary {
 
     private record Candidate(String pattern, AddedToken token) {}
 
+    /** Longest first (stable), so the first that matches at a position is the longest. */
+    private static final Comparator<Candidate> LONGEST_FIRST = new Comparator<>() {
+        @Override
+        public int compare(Candidate a, Candidate b) {
+            return b.pattern().length() - a.pattern().length();
+        }
+    };
+
+    /** Plain loops, no lambdas: each lambda's first use spins classes, milliseconds of every tokenizer's first load. */
     public AddedVocabulary(List<AddedToken> tokens, Normalizer normalizer) {
         this.tokens = List.copyOf(tokens);
         for (AddedToken t : tokens) {
@@ -44,11 +54,25 @@ public final class AddedVocabulary {
                     continue;
                 }
             }
-            (t.normalized() ? normalized : raw).computeIfAbsent(pattern.charAt(0), c -> new ArrayList<>())
-                    .add(new Candidate(pattern, t));
+            Map<Character, List<Candidate>> byFirst = t.normalized() ? normalized : raw;
+            List<Candidate> list = byFirst.get(pattern.charAt(0));
+            if (list == null) {
+                list = new ArrayList<>();
+                byFirst.put(pattern.charAt(0), list);
+            }
+            list.add(new Candidate(pattern, t));
         }
-        raw.keySet().forEach(c -> rawFirsts.set(c));
-        normalized.keySet().forEach(c -> normalizedFirsts.set(c));
+        for (Map<Character, List<Candidate>> byFirst : List.of(raw, normalized)) {
+            for (List<Candidate> list : byFirst.values()) {
+                list.sort(LONGEST_FIRST);
+            }
+        }
+        for (char c : raw.keySet()) {
+            rawFirsts.set(c);
+        }
+        for (char c : normalized.keySet()) {
+            normalizedFirsts.set(c);
+        }
         if (raw.size() <= 4) {
             fewRawFirsts = new char[raw.size()];
             int k = 0;
@@ -57,9 +81,6 @@ public final class AddedVocabulary {
             }
         } else {
             fewRawFirsts = null;
-        }
-        for (var m : List.of(raw, normalized)) {
-            m.values().forEach(l -> l.sort((a, b) -> b.pattern().length() - a.pattern().length()));
         }
     }
 

@@ -63,21 +63,23 @@ final class Assembly {
     /**
      * One text with special tokens, for the usual post-processors: exactly what {@code concat(post.apply(...))}
      * gives, written straight into the result instead of making each special token a list of its own
-     * (eight arrays) and copying the parts again. The post-processor and the concatenation were 17% of
-     * the WordPiece pipeline's encode (async-profiler, the license texts). Null for other post-processors.
+     * (eight arrays) and copying the parts again. Null for other post-processors. (instanceof, not a pattern
+     * switch, whose bootstrap spins a class at the first encode.)
      */
     private static Tokens single(Tokens a, PostProcessor post) {
-        return switch (post) {
-            case TemplateProcessing t -> t.single(a);
-            case PostProcessor.Bert bert -> wrap(a, bert.cls(), bert.sep());
-            case PostProcessor.Roberta r -> {
-                if (r.trimOffsets()) {
-                    PostProcessor.trimByteLevelOffsets(a, r.addPrefixSpace());
-                }
-                yield wrap(a, r.cls(), r.sep());
+        if (post instanceof TemplateProcessing t) {
+            return t.single(a);
+        }
+        if (post instanceof PostProcessor.Bert bert) {
+            return wrap(a, bert.cls(), bert.sep());
+        }
+        if (post instanceof PostProcessor.Roberta r) {
+            if (r.trimOffsets()) {
+                PostProcessor.trimByteLevelOffsets(a, r.addPrefixSpace());
             }
-            default -> null;
-        };
+            return wrap(a, r.cls(), r.sep());
+        }
+        return null;
     }
 
     /** {@code cls A sep}, all of type 0 (PostProcessor.wrap for one text). */

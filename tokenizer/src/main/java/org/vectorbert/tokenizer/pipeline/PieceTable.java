@@ -1,51 +1,47 @@
 package org.vectorbert.tokenizer.pipeline;
 
 /**
- * The tokens that start with a prefix, looked up by what follows it straight from a run of chars,
- * without making a String: WordPiece first asks whether the whole rest of a word is a token (one
- * probe, usually a hit) before it walks the trie. A hit gives the token string itself, so no
- * second lookup by id is needed.
+ * A vocabulary's tokens by spelling, looked up straight from a prefix and a run of chars without
+ * making a String: WordPiece first asks whether the whole rest of a word (behind the continuing-subword
+ * prefix after the first piece) is a token, one probe and usually a hit, before it walks the trie. A hit
+ * gives the token string itself, so no second lookup by id is needed.
  */
 final class PieceTable {
     private final String[] tokens;
     private final int[] ids;
-    private final int skip;
     private final int mask;
 
-    /** The tokens of {@code vocab} longer than {@code prefix} that start with it ("" for all), put in id order. */
-    PieceTable(Vocab vocab, String prefix) {
-        int[] count = new int[1];
-        vocab.forEach((token, id) -> {
-            if (token.length() > prefix.length() && token.startsWith(prefix)) {
-                count[0]++;
-            }
-        });
-        int capacity = Integer.highestOneBit(Math.max(16, count[0] * 2)) << 1;
+    /** The spellings, put in their order (see {@link Vocab#spellings}). */
+    PieceTable(Vocab.Spellings spellings) {
+        int capacity = Integer.highestOneBit(Math.max(16, spellings.tokens().length * 2)) << 1;
         tokens = new String[capacity];
         ids = new int[capacity];
-        skip = prefix.length();
         mask = capacity - 1;
-        vocab.forEach((token, id) -> {
-            if (token.length() > skip && token.startsWith(prefix)) {
-                int slot = hash(token, skip, token.length()) & mask;
-                while (tokens[slot] != null) {
-                    slot = (slot + 1) & mask;
-                }
-                tokens[slot] = token;
-                ids[slot] = id;
+        for (int k = 0; k < spellings.tokens().length; k++) {
+            String token = spellings.tokens()[k];
+            int slot = mix(feed(0, token, 0, token.length())) & mask;
+            while (tokens[slot] != null) {
+                slot = (slot + 1) & mask;
             }
-        });
+            tokens[slot] = token;
+            ids[slot] = spellings.ids()[k];
+        }
     }
 
     /** The slot of the token {@code prefix + chars[from, to)}, or -1; see {@link #id} and {@link #token}. */
-    int find(char[] chars, int from, int to) {
+    int find(String prefix, char[] chars, int from, int to) {
+        int h = feed(0, prefix, 0, prefix.length());
+        for (int i = from; i < to; i++) {
+            h = h * 31 + chars[i];
+        }
+        int skip = prefix.length();
         int length = skip + to - from;
-        for (int slot = hash(chars, from, to) & mask; ; slot = (slot + 1) & mask) {
+        for (int slot = mix(h) & mask; ; slot = (slot + 1) & mask) {
             String token = tokens[slot];
             if (token == null) {
                 return -1;
             }
-            if (token.length() == length && matches(token, skip, chars, from, to)) {
+            if (token.length() == length && token.startsWith(prefix) && matches(token, skip, chars, from, to)) {
                 return slot;
             }
         }
@@ -68,20 +64,11 @@ final class PieceTable {
         return true;
     }
 
-    private static int hash(String s, int from, int to) {
-        int h = 0;
+    private static int feed(int h, String s, int from, int to) {
         for (int i = from; i < to; i++) {
             h = h * 31 + s.charAt(i);
         }
-        return mix(h);
-    }
-
-    private static int hash(char[] s, int from, int to) {
-        int h = 0;
-        for (int i = from; i < to; i++) {
-            h = h * 31 + s[i];
-        }
-        return mix(h);
+        return h;
     }
 
     private static int mix(int h) {

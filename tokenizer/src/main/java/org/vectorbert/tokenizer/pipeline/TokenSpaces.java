@@ -69,14 +69,18 @@ final class TokenSpaces {
         return trail;
     }
 
-    /** Whether a post-processor trims byte-level offsets (so the tokens' strings are read for spaces). */
+    /**
+     * Whether a post-processor trims byte-level offsets (so the tokens' strings are read for spaces). Tested
+     * with instanceof, not a pattern switch, whose bootstrap spins a class at every tokenizer's first load.
+     */
     static boolean trimsOffsets(PostProcessor p) {
-        return switch (p) {
-            case PostProcessor.Roberta r -> r.trimOffsets();
-            case PostProcessor.ByteLevelTrim b -> b.trimOffsets();
-            case PostProcessor.Sequence s -> s.processors().stream().anyMatch(TokenSpaces::trimsOffsets);
-            case null, default -> false;
-        };
+        if (p instanceof PostProcessor.Roberta r) {
+            return r.trimOffsets();
+        }
+        if (p instanceof PostProcessor.ByteLevelTrim b) {
+            return b.trimOffsets();
+        }
+        return p instanceof PostProcessor.Sequence s && s.processors().stream().anyMatch(TokenSpaces::trimsOffsets);
     }
 
     /** A space as byte-level trimming counts it: Ġ (a space, byte-mapped) or Unicode White_Space. */

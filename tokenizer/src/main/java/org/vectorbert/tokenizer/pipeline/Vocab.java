@@ -60,22 +60,34 @@ public final class Vocab {
         return ids.size();
     }
 
+    /** Every spelling with its id, and how many chars they hold in all. */
+    record Spellings(String[] tokens, int[] ids, int units) {}
+
     /**
-     * Every token with its id, in id order (a second spelling of an id after all the others). Tables built
-     * in this order probe least for the low ids, which vocabularies give their most frequent tokens.
+     * Every token in id order (a second spelling of an id after all the others): tables built in this order
+     * probe least for the low ids, which vocabularies give their most frequent tokens.
      */
-    public void forEach(java.util.function.BiConsumer<String, Integer> action) {
+    Spellings spellings() {
+        String[] found = new String[ids.size()];
+        int[] foundIds = new int[ids.size()];
+        int n = 0;
+        int units = 0;
         for (int id = 0; id < tokens.length; id++) {
             if (tokens[id] != null) {
-                action.accept(tokens[id], id);
+                found[n] = tokens[id];
+                foundIds[n++] = id;
+                units += tokens[id].length();
             }
         }
         if (aliases) {
-            ids.forEach((t, id) -> {
-                if (!t.equals(tokens[id])) {
-                    action.accept(t, id);
+            for (Map.Entry<String, Integer> e : ids.entrySet()) {
+                if (!e.getKey().equals(tokens[e.getValue()])) {
+                    found[n] = e.getKey();
+                    foundIds[n++] = e.getValue();
+                    units += e.getKey().length();
                 }
-            });
+            }
         }
+        return new Spellings(found, foundIds, units);
     }
 }

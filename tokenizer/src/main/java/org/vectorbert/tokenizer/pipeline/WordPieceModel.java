@@ -12,12 +12,12 @@ public final class WordPieceModel implements Model {
     private final Vocab vocab;
     private final String unkToken;
     private final int unkId;
-    /** Every piece as spelled (a word's first piece), and the prefixed pieces without their prefix (the others). */
-    private final CharTrie whole;
-    private final CharTrie continuing;
+    /** Every piece as spelled: a word's first piece is found from the root, the others from {@link #continuing}. */
+    private final CharTrie trie;
+    /** The node the continuing-subword prefix leads to, or {@link CharTrie#NONE} when no piece starts with it. */
+    private final int continuing;
     /** The same pieces for one-probe lookups of a whole rest of a word. */
-    private final PieceTable wholeTable;
-    private final PieceTable continuingTable;
+    private final PieceTable table;
     private final String prefix;
     private final int maxInputCharsPerWord;
 
@@ -29,10 +29,10 @@ public final class WordPieceModel implements Model {
             throw new TokenizerException(where + ": the WordPiece unk_token '" + unkToken + "' is not in the vocabulary");
         }
         this.maxInputCharsPerWord = maxInputCharsPerWord;
-        this.whole = new CharTrie(vocab, "");
-        this.continuing = new CharTrie(vocab, prefix);
-        this.wholeTable = new PieceTable(vocab, "");
-        this.continuingTable = new PieceTable(vocab, prefix);
+        Vocab.Spellings spellings = vocab.spellings();
+        this.trie = new CharTrie(spellings);
+        this.continuing = trie.walk(prefix);
+        this.table = new PieceTable(spellings);
         this.prefix = prefix;
     }
 
@@ -50,13 +50,12 @@ public final class WordPieceModel implements Model {
         int mark = out.size;
         int start = 0;
         while (start < s.length()) {
-            // The longest vocabulary piece at start, found by one walk down a trie (the first piece
-            // as spelled, later ones without their prefix) instead of a map lookup per shorter substring.
-            CharTrie trie = start == 0 ? whole : continuing;
-            int node = CharTrie.ROOT;
+            // The longest vocabulary piece at start, found by one walk down the trie (later pieces
+            // from behind their prefix) instead of a map lookup per shorter substring.
+            int node = start == 0 ? CharTrie.ROOT : continuing;
             int found = -1;
             int end = start;
-            for (int j = start; j < s.length(); j++) {
+            for (int j = start; j < s.length() && node != CharTrie.NONE; j++) {
                 node = trie.child(node, s.charAt(j));
                 if (node == CharTrie.NONE) {
                     break;
@@ -90,17 +89,15 @@ public final class WordPieceModel implements Model {
         int start = 0;
         while (start < length) {
             // The longest piece is the whole rest when the rest is a piece, which most words are.
-            PieceTable table = start == 0 ? wholeTable : continuingTable;
-            int rest = table.find(word, start, length);
+            int rest = table.find(start == 0 ? "" : prefix, word, start, length);
             if (rest >= 0) {
                 out.add(table.id(rest), table.token(rest), starts[start], ends[length - 1], 0, 0, 0);
                 return;
             }
-            CharTrie trie = start == 0 ? whole : continuing;
-            int node = CharTrie.ROOT;
+            int node = start == 0 ? CharTrie.ROOT : continuing;
             int found = -1;
             int end = start;
-            for (int j = start; j < length; j++) {
+            for (int j = start; j < length && node != CharTrie.NONE; j++) {
                 node = trie.child(node, word[j]);
                 if (node == CharTrie.NONE) {
                     break;
