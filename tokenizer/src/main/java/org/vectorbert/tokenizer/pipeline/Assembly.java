@@ -38,7 +38,7 @@ final class Assembly {
         long count = (long) (a.overflowing.size() + 1) * (b == null ? 1 : b.overflowing.size() + 1) - 1;
         if (count > MAX_OVERFLOW_WINDOWS) {
             // A pair's windows are the product of its texts' (as in the library): a normaliser that multiplies a text's
-            // length (the fuzzer's Replace of " {0,}" by 300 characters) made millions, and the JVM ran out of memory.
+            // length can make millions, more than memory holds.
             throw new TokenizerException("truncation would cut this input into " + count + " overflow windows, more than "
                     + MAX_OVERFLOW_WINDOWS + ": raise max_length or the stride's step");
         }
@@ -229,7 +229,7 @@ final class Assembly {
         if (options.paddingSide() == EncodeOptions.Side.RIGHT) {
             for (int k = 0; k < missing; k++) {
                 t.add(pad.id(), pad.token(), 0, 0, pad.typeId(), 1, -1);
-                t.attention[t.size - 1] = 0;
+                t.setAttention(t.size - 1, 0);
             }
             return;
         }
@@ -237,7 +237,7 @@ final class Assembly {
         t.size = 0;
         for (int k = 0; k < missing; k++) {
             t.add(pad.id(), pad.token(), 0, 0, pad.typeId(), 1, -1);
-            t.attention[t.size - 1] = 0;
+            t.setAttention(t.size - 1, 0);
         }
         for (int i = 0; i < old.size; i++) {
             t.addFrom(old, i);

@@ -62,11 +62,11 @@ final class BertFastPath {
         return cp == 0 || cp == 0xFFFD || Unicode.isControl(cp);
     }
 
-    /** Per-call scratch: the word's normalised UTF-16 units and each one's original span. */
+    /** Per-call scratch: the word's normalised UTF-16 units and each one's original span; grows past 16 for longer words. */
     static final class Word {
-        char[] chars = new char[64];
-        int[] starts = new int[64];
-        int[] ends = new int[64];
+        char[] chars = new char[16];
+        int[] starts = new int[16];
+        int[] ends = new int[16];
         int length;
         /** Whether the word holds a surrogate pair, so that pieces must not cut one. */
         boolean surrogates;

@@ -6,7 +6,7 @@ import java.util.Arrays;
  * One text's tokens as {@link PipelineTokenizer} collects them, word by word, with what truncation
  * needs to know about the words (see PipelineTokenizer.tokens): where each word starts, only when
  * truncating from the left, and when to stop, only when truncating from the right. Without
- * truncation a word costs one call and no bookkeeping (it was a boxed Integer per word).
+ * truncation a word costs one call and no bookkeeping.
  */
 final class TokenSink {
     final Tokens out;
@@ -23,7 +23,7 @@ final class TokenSink {
     }
 
     private TokenSink(int limit, boolean right, boolean recordWords, int expected) {
-        this.out = new Tokens(expected);
+        this.out = Tokens.unlabelled(expected);
         this.limit = limit;
         this.right = right;
         if (recordWords) {
