@@ -37,6 +37,8 @@ public final class BertTokenizer implements Tokenizer {
     /**
      * A tokenizer over a vocabulary with these settings.
      *
+     * @param vocab  the WordPiece vocabulary
+     * @param config how to normalise and split, and the special tokens
      * @throws TokenizerException if the vocabulary lacks the unknown, classifier or separator token
      */
     public BertTokenizer(Vocabulary vocab, TokenizerConfig config) {
@@ -66,37 +68,76 @@ public final class BertTokenizer implements Tokenizer {
      * Loads the tokenizer of a Hugging Face model directory: {@code tokenizer.json} if present,
      * otherwise {@code vocab.txt}; {@code tokenizer_config.json} and {@code special_tokens_map.json}
      * override settings where they state them, as in transformers.
+     *
+     * @param directory a Hugging Face model directory
+     * @return its tokenizer
+     * @throws TokenizerException if the directory holds neither file, or a broken one, or a tokenizer.json of
+     *                            another kind (see {@link Tokenizer#fromDirectory} for every kind)
      */
     public static BertTokenizer fromDirectory(Path directory) {
         return HuggingFaceFiles.loadDirectory(directory);
     }
 
-    /** Loads a {@code vocab.txt} with bert-base-uncased settings (lowercase, strip accents, 512 tokens). */
+    /**
+     * Loads a {@code vocab.txt} with bert-base-uncased settings (lowercase, strip accents, 512 tokens).
+     *
+     * @param vocabTxt the vocabulary, one token per line
+     * @return the tokenizer
+     * @throws TokenizerException if the file is missing, not UTF-8, or lacks BERT's special tokens
+     */
     public static BertTokenizer fromVocab(Path vocabTxt) {
         return new BertTokenizer(Vocabulary.load(vocabTxt), TokenizerConfig.uncased());
     }
 
-    /** Loads a {@code vocab.txt} with the given settings. */
+    /**
+     * Loads a {@code vocab.txt} with the given settings.
+     *
+     * @param vocabTxt the vocabulary, one token per line
+     * @param config   how to normalise and split, and the special tokens
+     * @return the tokenizer
+     * @throws TokenizerException if the file is missing, not UTF-8, or lacks the configured special tokens
+     */
     public static BertTokenizer fromVocab(Path vocabTxt, TokenizerConfig config) {
         return new BertTokenizer(Vocabulary.load(vocabTxt), config);
     }
 
-    /** Loads a Hugging Face {@code tokenizer.json} holding a WordPiece model and BERT normaliser. */
+    /**
+     * Loads a Hugging Face {@code tokenizer.json} holding a WordPiece model and BERT normaliser; the file
+     * alone decides, as the tokenizers library's {@code Tokenizer.from_file} does.
+     *
+     * @param tokenizerJson the file
+     * @return the tokenizer
+     * @throws TokenizerException if the file is broken or holds another kind of tokenizer
+     */
     public static BertTokenizer fromTokenizerJson(Path tokenizerJson) {
         return HuggingFaceFiles.loadTokenizerJson(tokenizerJson, null);
     }
 
-    /** The vocabulary. */
+    /**
+     * The vocabulary.
+     *
+     * @return the WordPiece vocabulary
+     */
     public Vocabulary vocabulary() {
         return vocab;
     }
 
-    /** The settings. */
+    /**
+     * The settings.
+     *
+     * @return how this tokenizer normalises and splits, and its special tokens
+     */
     public TokenizerConfig config() {
         return config;
     }
 
-    /** The id of a token, throwing with a clear message when the vocabulary lacks it. */
+    /**
+     * The id of a token.
+     *
+     * @param token a token string
+     * @return its id
+     * @throws TokenizerException naming the token when the vocabulary lacks it
+     */
     public int tokenId(String token) {
         return vocab.id(token).orElseThrow(() -> new TokenizerException("the vocabulary has no token '" + token + "'"));
     }
@@ -150,7 +191,12 @@ public final class BertTokenizer implements Tokenizer {
         return config.modelMaxLength();
     }
 
-    /** The stages this tokenizer encodes with: BertNormalizer, BertPreTokenizer, WordPiece and BertProcessing. */
+    /**
+     * The stages this tokenizer encodes with: BertNormalizer, BertPreTokenizer, WordPiece and BertProcessing,
+     * decoding with the tokenizers library's WordPiece decoder rather than {@link #decode}'s clean-up.
+     *
+     * @return the pipeline
+     */
     public Tokenizer pipeline() {
         return pipeline;
     }
@@ -160,7 +206,12 @@ public final class BertTokenizer implements Tokenizer {
         return pipeline.wordIds(text);
     }
 
-    /** The WordPiece tokens of a text, without special tokens added (Hugging Face's {@code tokenize}). */
+    /**
+     * The WordPiece tokens of a text, without special tokens added (Hugging Face's {@code tokenize}).
+     *
+     * @param text the text
+     * @return its tokens
+     */
     public List<String> tokenize(String text) {
         return pipeline.encode(text, NO_SPECIAL_TOKENS).tokens();
     }
@@ -210,7 +261,12 @@ public final class BertTokenizer implements Tokenizer {
         return config.cleanUpTokenizationSpaces() ? cleanUpTokenizationSpaces(text.toString()) : text.toString();
     }
 
-    /** Hugging Face's {@code clean_up_tokenization}: no space before punctuation and English contractions. */
+    /**
+     * Hugging Face's {@code clean_up_tokenization}: no space before punctuation and English contractions.
+     *
+     * @param text decoded text
+     * @return the text without those spaces
+     */
     public static String cleanUpTokenizationSpaces(String text) {
         return text.replace(" .", ".")
                 .replace(" ?", "?")

@@ -28,7 +28,13 @@ public final class Vocabulary {
         this.vocab = Vocab.ofChecked(ids, tokens);
     }
 
-    /** Builds a vocabulary from tokens in id order. */
+    /**
+     * Builds a vocabulary from tokens in id order.
+     *
+     * @param tokens the tokens, the first with id 0
+     * @return the vocabulary
+     * @throws TokenizerException if the list is empty or names a token twice
+     */
     public static Vocabulary of(List<String> tokens) {
         return of(tokens, "vocabulary", "ids", 0);
     }
@@ -72,6 +78,10 @@ public final class Vocabulary {
     /**
      * Reads a {@code vocab.txt}: strict UTF-8, one token per line, the line number being the id.
      * A trailing carriage return is not part of the token.
+     *
+     * @param vocabTxt the file
+     * @return the vocabulary
+     * @throws TokenizerException if the file is missing, unreadable, not UTF-8, empty, or names a token twice
      */
     public static Vocabulary load(Path vocabTxt) {
         byte[] bytes;
@@ -105,12 +115,22 @@ public final class Vocabulary {
         return of(lines, "vocabulary " + vocabTxt, "lines", 1);
     }
 
-    /** The number of tokens. */
+    /**
+     * The number of tokens.
+     *
+     * @return how many tokens, so ids run from 0 to one less
+     */
     public int size() {
         return tokens.length;
     }
 
-    /** The token with this id; throws for ids outside the vocabulary. */
+    /**
+     * The token with this id.
+     *
+     * @param id a token id
+     * @return the token
+     * @throws TokenizerException for an id outside the vocabulary
+     */
     public String token(int id) {
         if (id < 0 || id >= tokens.length) {
             throw new TokenizerException("token id " + id + " is outside the vocabulary (0.." + (tokens.length - 1) + ")");
@@ -118,13 +138,23 @@ public final class Vocabulary {
         return tokens[id];
     }
 
-    /** The id of a token, if the vocabulary has it. */
+    /**
+     * The id of a token.
+     *
+     * @param token a token string
+     * @return its id, or empty if the vocabulary lacks it
+     */
     public OptionalInt id(String token) {
         Integer id = ids.get(token);
         return id == null ? OptionalInt.empty() : OptionalInt.of(id);
     }
 
-    /** Whether the vocabulary has this token. */
+    /**
+     * Whether the vocabulary has this token.
+     *
+     * @param token a token string
+     * @return true if it has
+     */
     public boolean contains(String token) {
         return ids.containsKey(token);
     }
@@ -133,7 +163,11 @@ public final class Vocabulary {
         return vocab;
     }
 
-    /** Tokens in id order (a copy). */
+    /**
+     * Tokens in id order.
+     *
+     * @return an unmodifiable copy
+     */
     public List<String> tokens() {
         return List.of(tokens);
     }
