@@ -4,12 +4,18 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import org.vectorbert.tokenizer.pipeline.BertPipeline;
+import org.vectorbert.tokenizer.pipeline.PipelineTokenizer;
 
 /**
  * BERT's tokenizer: text cleaning, CJK splitting, lowercasing and accent stripping, punctuation
  * splitting and greedy longest-match-first WordPiece, with the semantics of Hugging Face's
  * {@code BertTokenizerFast} (the {@code tokenizers} library's BertNormalizer, BertPreTokenizer,
- * WordPiece model and BertProcessing).
+ * WordPiece model and BertProcessing), and transformers' settings and decoding on top.
+ *
+ * <p>Encoding runs the pipeline of those stages ({@link #pipeline()}); this class adds what
+ * transformers adds: a {@code vocab.txt} and {@code tokenizer_config.json}, the special tokens'
+ * roles, {@link #tokenize} and {@link #decode(int[], boolean)} with {@code clean_up_tokenization}.
  *
  * <p>Instances are immutable and safe to share between threads.
  *
@@ -20,26 +26,37 @@ import java.util.Objects;
  * }</pre>
  */
 public final class BertTokenizer implements Tokenizer {
+    private static final EncodeOptions NO_SPECIAL_TOKENS = EncodeOptions.defaults().withAddSpecialTokens(false);
+
     private final Vocabulary vocab;
     private final TokenizerConfig config;
     private final int unkId;
-    private final SpecialTokenMatcher specialTokens;
-    private final WordPieceSplitter splitter;
-    private final EncodingAssembler assembler;
-    private final WordPieceDecoder decoder;
+    private final int padId;
+    private final PipelineTokenizer pipeline;
 
+    /**
+     * A tokenizer over a vocabulary with these settings.
+     *
+     * @param vocab  the WordPiece vocabulary
+     * @param config how to normalise and split, and the special tokens
+     * @throws TokenizerException if the vocabulary lacks the unknown, classifier or separator token
+     */
     public BertTokenizer(Vocabulary vocab, TokenizerConfig config) {
         this.vocab = Objects.requireNonNull(vocab, "vocab");
         this.config = Objects.requireNonNull(config, "config");
         SpecialTokens special = config.specialTokens();
         this.unkId = requiredId(special.unk(), "unknown");
-        int clsId = requiredId(special.cls(), "classifier (cls)");
-        int sepId = requiredId(special.sep(), "separator (sep)");
-        int padId = vocab.id(special.pad()).orElse(-1);
-        this.specialTokens = new SpecialTokenMatcher(vocab, special);
-        this.splitter = new WordPieceSplitter(vocab, config, unkId, specialTokens);
-        this.assembler = new EncodingAssembler(vocab, config, clsId, sepId, padId);
-        this.decoder = new WordPieceDecoder(vocab, config, specialTokens);
+        requiredId(special.cls(), "classifier (cls)");
+        requiredId(special.sep(), "separator (sep)");
+        this.padId = vocab.id(special.pad()).orElse(-1);
+        // Special tokens the vocabulary lacks cannot be matched whole; they tokenize as text.
+        List<String> present = new ArrayList<>();
+        for (String token : special.all()) {
+            if (!token.isEmpty() && vocab.contains(token)) {
+                present.add(token);
+            }
+        }
+        this.pipeline = BertPipeline.of(vocab.vocab(), config, present);
     }
 
     private int requiredId(String token, String role) {
@@ -51,34 +68,76 @@ public final class BertTokenizer implements Tokenizer {
      * Loads the tokenizer of a Hugging Face model directory: {@code tokenizer.json} if present,
      * otherwise {@code vocab.txt}; {@code tokenizer_config.json} and {@code special_tokens_map.json}
      * override settings where they state them, as in transformers.
+     *
+     * @param directory a Hugging Face model directory
+     * @return its tokenizer
+     * @throws TokenizerException if the directory holds neither file, or a broken one, or a tokenizer.json of
+     *                            another kind (see {@link Tokenizer#fromDirectory} for every kind)
      */
     public static BertTokenizer fromDirectory(Path directory) {
         return HuggingFaceFiles.loadDirectory(directory);
     }
 
-    /** Loads a {@code vocab.txt} with bert-base-uncased settings (lowercase, strip accents, 512 tokens). */
+    /**
+     * Loads a {@code vocab.txt} with bert-base-uncased settings (lowercase, strip accents, 512 tokens).
+     *
+     * @param vocabTxt the vocabulary, one token per line
+     * @return the tokenizer
+     * @throws TokenizerException if the file is missing, not UTF-8, or lacks BERT's special tokens
+     */
     public static BertTokenizer fromVocab(Path vocabTxt) {
         return new BertTokenizer(Vocabulary.load(vocabTxt), TokenizerConfig.uncased());
     }
 
+    /**
+     * Loads a {@code vocab.txt} with the given settings.
+     *
+     * @param vocabTxt the vocabulary, one token per line
+     * @param config   how to normalise and split, and the special tokens
+     * @return the tokenizer
+     * @throws TokenizerException if the file is missing, not UTF-8, or lacks the configured special tokens
+     */
     public static BertTokenizer fromVocab(Path vocabTxt, TokenizerConfig config) {
         return new BertTokenizer(Vocabulary.load(vocabTxt), config);
     }
 
-    /** Loads a Hugging Face {@code tokenizer.json} holding a WordPiece model and BERT normaliser. */
+    /**
+     * Loads a Hugging Face {@code tokenizer.json} holding a WordPiece model and BERT normaliser; the file
+     * alone decides, as the tokenizers library's {@code Tokenizer.from_file} does.
+     *
+     * @param tokenizerJson the file
+     * @return the tokenizer
+     * @throws TokenizerException if the file is broken or holds another kind of tokenizer
+     */
     public static BertTokenizer fromTokenizerJson(Path tokenizerJson) {
         return HuggingFaceFiles.loadTokenizerJson(tokenizerJson, null);
     }
 
+    /**
+     * The vocabulary.
+     *
+     * @return the WordPiece vocabulary
+     */
     public Vocabulary vocabulary() {
         return vocab;
     }
 
+    /**
+     * The settings.
+     *
+     * @return how this tokenizer normalises and splits, and its special tokens
+     */
     public TokenizerConfig config() {
         return config;
     }
 
-    /** The id of a token, throwing with a clear message when the vocabulary lacks it. */
+    /**
+     * The id of a token.
+     *
+     * @param token a token string
+     * @return its id
+     * @throws TokenizerException naming the token when the vocabulary lacks it
+     */
     public int tokenId(String token) {
         return vocab.id(token).orElseThrow(() -> new TokenizerException("the vocabulary has no token '" + token + "'"));
     }
@@ -90,12 +149,15 @@ public final class BertTokenizer implements Tokenizer {
 
     @Override
     public int padTokenId() {
-        return assembler.padTokenId();
+        if (padId < 0) {
+            throw new TokenizerException("the vocabulary has no padding token '" + config.specialTokens().pad() + "'");
+        }
+        return padId;
     }
 
     @Override
     public boolean isSpecialId(int id) {
-        return specialTokens.isSpecialId(id);
+        return pipeline.isSpecialId(id);
     }
 
     @Override
@@ -121,7 +183,7 @@ public final class BertTokenizer implements Tokenizer {
     /** BERT's: {@code [CLS] A [SEP]} and {@code [CLS] A [SEP] B [SEP]}. */
     @Override
     public Template template() {
-        return new Template(1, 1, 1, 1, 1);
+        return pipeline.template();
     }
 
     @Override
@@ -130,59 +192,28 @@ public final class BertTokenizer implements Tokenizer {
     }
 
     /**
-     * Strides, left truncation and left or rounded-up padding go through the same stages as a
-     * pipeline (BertNormalizer, BertPreTokenizer, WordPiece, BertProcessing), built once.
+     * The stages this tokenizer encodes with: BertNormalizer, BertPreTokenizer, WordPiece and BertProcessing,
+     * decoding with the tokenizers library's WordPiece decoder rather than {@link #decode}'s clean-up.
+     *
+     * @return the pipeline
      */
-    private static boolean needsPipeline(EncodeOptions o) {
-        return o.stride() > 0 || o.truncationSide() != EncodeOptions.Side.RIGHT
-                || o.paddingSide() != EncodeOptions.Side.RIGHT || o.padToMultipleOf() > 0;
-    }
-
-    private volatile Tokenizer pipeline;
-
-    /** This tokenizer as a pipeline of stages, with the same vocabulary and settings. */
     public Tokenizer pipeline() {
-        Tokenizer p = pipeline;
-        if (p == null) {
-            p = org.vectorbert.tokenizer.pipeline.BertPipeline.of(vocab.tokens(), config.lowercase(),
-                    config.stripAccents(), config.tokenizeChineseChars(), config.cleanText(),
-                    config.continuingSubwordPrefix(), config.maxInputCharsPerWord(), config.modelMaxLength(),
-                    config.specialTokens().unk(), config.specialTokens().cls(), config.specialTokens().sep(),
-                    config.specialTokens().pad(), config.specialTokens().mask(), specialTokens.tokens());
-            pipeline = p;
-        }
-        return p;
+        return pipeline;
     }
 
-    /** Words as the pipeline of the same stages splits them (word ids are rare: only question answering asks). */
     @Override
     public int[] wordIds(String text) {
-        return pipeline().wordIds(text);
+        return pipeline.wordIds(text);
     }
 
-    /** The WordPiece tokens of a text, without special tokens added (Hugging Face's {@code tokenize}). */
+    /**
+     * The WordPiece tokens of a text, without special tokens added (Hugging Face's {@code tokenize}).
+     *
+     * @param text the text
+     * @return its tokens
+     */
     public List<String> tokenize(String text) {
-        TokenBuffer pieces = splitter.pieces(text);
-        String[] tokens = new String[pieces.size];
-        for (int i = 0; i < pieces.size; i++) {
-            tokens[i] = vocab.token(pieces.ids[i]);
-        }
-        return List.of(tokens);
-    }
-
-    @Override
-    public Encoding encode(String text) {
-        return encode(text, null, EncodeOptions.defaults());
-    }
-
-    @Override
-    public Encoding encode(String text, EncodeOptions options) {
-        return encode(text, null, options);
-    }
-
-    @Override
-    public Encoding encode(String first, String second) {
-        return encode(first, second, EncodeOptions.defaults());
+        return pipeline.encode(text, NO_SPECIAL_TOKENS).tokens();
     }
 
     /**
@@ -192,78 +223,61 @@ public final class BertTokenizer implements Tokenizer {
      */
     @Override
     public Encoding encode(String first, String second, EncodeOptions options) {
-        Objects.requireNonNull(first, "first");
-        if (needsPipeline(options)) {
-            return pipeline().encode(first, second, options);
-        }
-        TokenBuffer a = splitter.pieces(first);
-        TokenBuffer b = second == null ? null : splitter.pieces(second);
-        if (assembler.cuts(a, b, options)) {
-            return pipeline().encode(first, second, options);
-        }
-        Encoding encoding = assembler.assemble(a, b, options);
-        return options.padding() == Padding.MAX_LENGTH ? assembler.pad(encoding, assembler.padLength(options)) : encoding;
+        return pipeline.encode(first, second, options);
     }
 
-    /** Encodes many texts; with {@link Padding#LONGEST} all come out as long as the longest. */
-    @Override
-    public List<Encoding> encodeBatch(List<String> texts, EncodeOptions options) {
-        return encodeBatch(texts, null, options);
-    }
-
-    /**
-     * Encodes many text pairs; {@code seconds} may be null for single texts.
-     */
+    /** Encodes many text pairs ({@code seconds} may be null); {@link Padding#LONGEST} pads to the longest. */
     @Override
     public List<Encoding> encodeBatch(List<String> firsts, List<String> seconds, EncodeOptions options) {
-        if (needsPipeline(options)) {
-            return pipeline().encodeBatch(firsts, seconds, options);
-        }
-        if (seconds != null && seconds.size() != firsts.size()) {
-            throw new TokenizerException("a batch of pairs needs as many second texts (" + seconds.size()
-                    + ") as first texts (" + firsts.size() + ")");
-        }
-        List<Encoding> encodings = new ArrayList<>(firsts.size());
-        int longest = 0;
-        for (int i = 0; i < firsts.size(); i++) {
-            String second = seconds == null ? null : seconds.get(i);
-            TokenBuffer a = splitter.pieces(firsts.get(i));
-            TokenBuffer b = second == null ? null : splitter.pieces(second);
-            Encoding e = assembler.cuts(a, b, options) ? pipeline().encode(firsts.get(i), second, options)
-                    : assembler.assemble(a, b, options);
-            longest = Math.max(longest, e.length());
-            encodings.add(e);
-        }
-        int target = switch (options.padding()) {
-            case NONE -> -1;
-            case LONGEST -> longest;
-            case MAX_LENGTH -> assembler.padLength(options);
-        };
-        if (target >= 0) {
-            encodings.replaceAll(e -> assembler.pad(e, target));
-        }
-        return encodings;
-    }
-
-    /** Decodes ids to text, joining {@code ##} pieces; see {@link #decode(int[], boolean)}. */
-    @Override
-    public String decode(int[] ids) {
-        return decode(ids, false);
+        return pipeline.encodeBatch(firsts, seconds, options);
     }
 
     /**
-     * Decodes ids to text as Hugging Face's {@code decode} does: pieces joined with spaces except
+     * Decodes ids to text as transformers' {@code decode} does: pieces joined with spaces except
      * {@code ##} continuations, special tokens dropped on request, and (when the config says so)
-     * the space before punctuation and English contractions removed.
+     * {@link #cleanUpTokenizationSpaces} over the whole text.
+     *
+     * @throws TokenizerException for an id outside the vocabulary
      */
     @Override
     public String decode(int[] ids, boolean skipSpecialTokens) {
-        return decoder.decode(ids, skipSpecialTokens);
+        String prefix = config.continuingSubwordPrefix();
+        StringBuilder text = new StringBuilder(ids.length * 6);
+        boolean first = true;
+        for (int id : ids) {
+            String token = vocab.token(id);
+            if (skipSpecialTokens && pipeline.isSpecialId(id)) {
+                continue;
+            }
+            if (first) {
+                text.append(token);
+            } else if (!prefix.isEmpty() && token.startsWith(prefix)) {
+                text.append(token, prefix.length(), token.length());
+            } else {
+                text.append(' ').append(token);
+            }
+            first = false;
+        }
+        return config.cleanUpTokenizationSpaces() ? cleanUpTokenizationSpaces(text.toString()) : text.toString();
     }
 
-    /** Hugging Face's {@code clean_up_tokenization}: no space before punctuation and English contractions. */
+    /**
+     * Hugging Face's {@code clean_up_tokenization}: no space before punctuation and English contractions.
+     *
+     * @param text decoded text
+     * @return the text without those spaces
+     */
     public static String cleanUpTokenizationSpaces(String text) {
-        return WordPieceDecoder.cleanUpTokenizationSpaces(text);
+        return text.replace(" .", ".")
+                .replace(" ?", "?")
+                .replace(" !", "!")
+                .replace(" ,", ",")
+                .replace(" ' ", "'")
+                .replace(" n't", "n't")
+                .replace(" 'm", "'m")
+                .replace(" 's", "'s")
+                .replace(" 've", "'ve")
+                .replace(" 're", "'re");
     }
 
     @Override
@@ -274,6 +288,6 @@ public final class BertTokenizer implements Tokenizer {
     /** The fast tokenizer's WordPiece decoder (cleaning token by token), not {@link #decode}'s transformers clean-up. */
     @Override
     public String tokensToText(List<String> tokens) {
-        return pipeline().tokensToText(tokens);
+        return pipeline.tokensToText(tokens);
     }
 }

@@ -29,16 +29,37 @@ public record Encoding(
         int[] sequenceIds,
         List<Encoding> overflowing) {
 
+    /**
+     * Keeps the arrays as given and a copy of the overflow windows.
+     *
+     * @throws NullPointerException if {@code overflowing} is null
+     */
     public Encoding {
         overflowing = List.copyOf(overflowing);
     }
 
-    /** An encoding with no overflow windows. */
+    /**
+     * An encoding with no overflow windows.
+     *
+     * @param tokens            the token strings
+     * @param ids               token ids
+     * @param typeIds           token type ids
+     * @param attentionMask     1 for real tokens, 0 for padding
+     * @param specialTokensMask 1 for added special tokens and padding
+     * @param starts            start of each token's span in the source text, in UTF-16 chars
+     * @param ends              end (exclusive) of each token's span
+     * @param sequenceIds       the text each token came from, -1 for special tokens and padding
+     */
     public Encoding(List<String> tokens, int[] ids, int[] typeIds, int[] attentionMask, int[] specialTokensMask,
                     int[] starts, int[] ends, int[] sequenceIds) {
         this(tokens, ids, typeIds, attentionMask, specialTokensMask, starts, ends, sequenceIds, List.of());
     }
 
+    /**
+     * The number of tokens.
+     *
+     * @return the length, special tokens and padding included
+     */
     public int length() {
         return ids.length;
     }
@@ -48,6 +69,7 @@ public record Encoding(
      *
      * @param first  the first text this encoding came from
      * @param second the second text, or null for a single text
+     * @return per token, its start and end in code points; (0, 0) for special tokens and padding
      */
     public int[][] codePointOffsets(String first, String second) {
         int[][] offsets = new int[ids.length][];

@@ -12,9 +12,8 @@ import org.vectorbert.common.Json;
 import org.vectorbert.tokenizer.pipeline.TokenizerFiles;
 
 /**
- * Reads the tokenizer files of a Hugging Face model directory. Empty settings are {@link Json#object()}, not an
- * ObjectMapper's: making one (its date formats and calendar) took 56 ms of a one-shot fill-mask's tokenizer
- * thread, which the command then waited for (wall-clock profile, bert-base-uncased's vocab.txt, 2-core AMD EPYC).
+ * Reads the tokenizer files of a Hugging Face model directory into a {@link BertTokenizer}. Empty settings
+ * are {@link Json#object()}, not an ObjectMapper's: making an ObjectMapper delays a one-shot command.
  */
 final class HuggingFaceFiles {
     private HuggingFaceFiles() {}

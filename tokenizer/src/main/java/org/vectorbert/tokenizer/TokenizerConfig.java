@@ -27,6 +27,11 @@ public record TokenizerConfig(
         boolean cleanUpTokenizationSpaces,
         SpecialTokens specialTokens) {
 
+    /**
+     * Checks the settings.
+     *
+     * @throws TokenizerException if the word limit or the model's maximum length is not positive
+     */
     public TokenizerConfig {
         Objects.requireNonNull(continuingSubwordPrefix, "continuingSubwordPrefix");
         Objects.requireNonNull(specialTokens, "specialTokens");
@@ -38,57 +43,118 @@ public record TokenizerConfig(
         }
     }
 
-    /** bert-base-uncased: lowercase, strip accents. */
+    /**
+     * bert-base-uncased's settings.
+     *
+     * @return lowercase, strip accents, split CJK, clean text, 100 chars a word, {@code ##}, 512 tokens, BERT's tokens
+     */
     public static TokenizerConfig uncased() {
         return new TokenizerConfig(true, true, true, true, 100, "##", 512, true, SpecialTokens.bert());
     }
 
-    /** bert-base-cased: case and accents kept. */
+    /**
+     * bert-base-cased's settings.
+     *
+     * @return {@link #uncased()} with case and accents kept
+     */
     public static TokenizerConfig cased() {
         return uncased().withLowercase(false);
     }
 
-    /** Sets lowercasing; accent stripping follows it, as Hugging Face does when {@code strip_accents} is unset. */
+    /**
+     * Sets lowercasing; accent stripping follows it, as Hugging Face does when {@code strip_accents} is unset.
+     *
+     * @param lower lowercase the text, and strip accents
+     * @return the new settings
+     */
     public TokenizerConfig withLowercase(boolean lower) {
         return new TokenizerConfig(lower, lower, tokenizeChineseChars, cleanText, maxInputCharsPerWord,
                 continuingSubwordPrefix, modelMaxLength, cleanUpTokenizationSpaces, specialTokens);
     }
 
+    /**
+     * These settings with another {@code stripAccents}.
+     *
+     * @param strip decompose (NFD) and drop non-spacing marks
+     * @return the new settings
+     */
     public TokenizerConfig withStripAccents(boolean strip) {
         return new TokenizerConfig(lowercase, strip, tokenizeChineseChars, cleanText, maxInputCharsPerWord,
                 continuingSubwordPrefix, modelMaxLength, cleanUpTokenizationSpaces, specialTokens);
     }
 
+    /**
+     * These settings with another {@code tokenizeChineseChars}.
+     *
+     * @param split put spaces around CJK ideographs
+     * @return the new settings
+     */
     public TokenizerConfig withTokenizeChineseChars(boolean split) {
         return new TokenizerConfig(lowercase, stripAccents, split, cleanText, maxInputCharsPerWord,
                 continuingSubwordPrefix, modelMaxLength, cleanUpTokenizationSpaces, specialTokens);
     }
 
+    /**
+     * These settings with another {@code cleanText}.
+     *
+     * @param clean drop control characters and turn whitespace into spaces
+     * @return the new settings
+     */
     public TokenizerConfig withCleanText(boolean clean) {
         return new TokenizerConfig(lowercase, stripAccents, tokenizeChineseChars, clean, maxInputCharsPerWord,
                 continuingSubwordPrefix, modelMaxLength, cleanUpTokenizationSpaces, specialTokens);
     }
 
+    /**
+     * These settings with another {@code maxInputCharsPerWord}.
+     *
+     * @param chars a longer word becomes the unknown token
+     * @return the new settings
+     */
     public TokenizerConfig withMaxInputCharsPerWord(int chars) {
         return new TokenizerConfig(lowercase, stripAccents, tokenizeChineseChars, cleanText, chars,
                 continuingSubwordPrefix, modelMaxLength, cleanUpTokenizationSpaces, specialTokens);
     }
 
+    /**
+     * These settings with another {@code continuingSubwordPrefix}.
+     *
+     * @param prefix marks a WordPiece that continues a word
+     * @return the new settings
+     */
     public TokenizerConfig withContinuingSubwordPrefix(String prefix) {
         return new TokenizerConfig(lowercase, stripAccents, tokenizeChineseChars, cleanText, maxInputCharsPerWord,
                 prefix, modelMaxLength, cleanUpTokenizationSpaces, specialTokens);
     }
 
+    /**
+     * These settings with another {@code modelMaxLength}.
+     *
+     * @param length the longest sequence the model takes, special tokens included
+     * @return the new settings
+     */
     public TokenizerConfig withModelMaxLength(int length) {
         return new TokenizerConfig(lowercase, stripAccents, tokenizeChineseChars, cleanText, maxInputCharsPerWord,
                 continuingSubwordPrefix, length, cleanUpTokenizationSpaces, specialTokens);
     }
 
+    /**
+     * These settings with another {@code cleanUpTokenizationSpaces}.
+     *
+     * @param cleanUp decoding removes the space before punctuation and contractions
+     * @return the new settings
+     */
     public TokenizerConfig withCleanUpTokenizationSpaces(boolean cleanUp) {
         return new TokenizerConfig(lowercase, stripAccents, tokenizeChineseChars, cleanText, maxInputCharsPerWord,
                 continuingSubwordPrefix, modelMaxLength, cleanUp, specialTokens);
     }
 
+    /**
+     * These settings with another {@code specialTokens}.
+     *
+     * @param tokens the special tokens
+     * @return the new settings
+     */
     public TokenizerConfig withSpecialTokens(SpecialTokens tokens) {
         return new TokenizerConfig(lowercase, stripAccents, tokenizeChineseChars, cleanText, maxInputCharsPerWord,
                 continuingSubwordPrefix, modelMaxLength, cleanUpTokenizationSpaces, tokens);

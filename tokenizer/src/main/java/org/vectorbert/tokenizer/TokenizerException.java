@@ -6,10 +6,21 @@ import org.vectorbert.common.VectorbertException;
 public class TokenizerException extends VectorbertException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * A failure with a message fit to show a user.
+     *
+     * @param message what went wrong, in one line
+     */
     public TokenizerException(String message) {
         super(message);
     }
 
+    /**
+     * A failure with a message fit to show a user, and its cause.
+     *
+     * @param message what went wrong, in one line
+     * @param cause   the exception behind it
+     */
     public TokenizerException(String message, Throwable cause) {
         super(message, cause);
     }

@@ -11,7 +11,13 @@ public enum Truncation {
     /** Take tokens from the second text only; an error for a single text. */
     ONLY_SECOND;
 
-    /** Parses Hugging Face's spelling ({@code longest_first}, {@code only_first}, ...), case-insensitively. */
+    /**
+     * Parses Hugging Face's spelling ({@code longest_first}, {@code only_first}, ...), case-insensitively.
+     *
+     * @param name the strategy's name; {@code do_not_truncate} and {@code false} mean {@link #NONE}
+     * @return the strategy
+     * @throws TokenizerException for any other name
+     */
     public static Truncation parse(String name) {
         for (Truncation t : values()) {
             if (t.name().equalsIgnoreCase(name.replace('-', '_'))) {

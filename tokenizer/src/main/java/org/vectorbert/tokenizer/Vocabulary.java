@@ -13,26 +13,28 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
-import org.vectorbert.tokenizer.pipeline.CharTrie;
+import org.vectorbert.tokenizer.pipeline.Vocab;
 
-/**
- * The WordPiece vocabulary: token strings by id, and a character trie over them for
- * greedy longest-match lookup without allocating substrings.
- */
+/** The WordPiece vocabulary: token strings by id (ids 0..n-1, no token twice), and ids by token. */
 public final class Vocabulary {
     private final String[] tokens;
     private final Map<String, Integer> ids;
-    private final CharTrie trie;
-    private final TokenTable table;
+    /** The same tokens as the pipeline's WordPiece model reads them (sharing the map). */
+    private final Vocab vocab;
 
     private Vocabulary(String[] tokens, Map<String, Integer> ids) {
         this.tokens = tokens;
         this.ids = ids;
-        this.trie = new CharTrie(tokens);
-        this.table = new TokenTable(tokens);
+        this.vocab = Vocab.ofChecked(ids, tokens);
     }
 
-    /** Builds a vocabulary from tokens in id order. */
+    /**
+     * Builds a vocabulary from tokens in id order.
+     *
+     * @param tokens the tokens, the first with id 0
+     * @return the vocabulary
+     * @throws TokenizerException if the list is empty or names a token twice
+     */
     public static Vocabulary of(List<String> tokens) {
         return of(tokens, "vocabulary", "ids", 0);
     }
@@ -76,6 +78,10 @@ public final class Vocabulary {
     /**
      * Reads a {@code vocab.txt}: strict UTF-8, one token per line, the line number being the id.
      * A trailing carriage return is not part of the token.
+     *
+     * @param vocabTxt the file
+     * @return the vocabulary
+     * @throws TokenizerException if the file is missing, unreadable, not UTF-8, empty, or names a token twice
      */
     public static Vocabulary load(Path vocabTxt) {
         byte[] bytes;
@@ -109,11 +115,22 @@ public final class Vocabulary {
         return of(lines, "vocabulary " + vocabTxt, "lines", 1);
     }
 
+    /**
+     * The number of tokens.
+     *
+     * @return how many tokens, so ids run from 0 to one less
+     */
     public int size() {
         return tokens.length;
     }
 
-    /** The token with this id; throws for ids outside the vocabulary. */
+    /**
+     * The token with this id.
+     *
+     * @param id a token id
+     * @return the token
+     * @throws TokenizerException for an id outside the vocabulary
+     */
     public String token(int id) {
         if (id < 0 || id >= tokens.length) {
             throw new TokenizerException("token id " + id + " is outside the vocabulary (0.." + (tokens.length - 1) + ")");
@@ -121,24 +138,36 @@ public final class Vocabulary {
         return tokens[id];
     }
 
+    /**
+     * The id of a token.
+     *
+     * @param token a token string
+     * @return its id, or empty if the vocabulary lacks it
+     */
     public OptionalInt id(String token) {
         Integer id = ids.get(token);
         return id == null ? OptionalInt.empty() : OptionalInt.of(id);
     }
 
+    /**
+     * Whether the vocabulary has this token.
+     *
+     * @param token a token string
+     * @return true if it has
+     */
     public boolean contains(String token) {
         return ids.containsKey(token);
     }
 
-    CharTrie trie() {
-        return trie;
+    Vocab vocab() {
+        return vocab;
     }
 
-    TokenTable table() {
-        return table;
-    }
-
-    /** Tokens in id order (a copy). */
+    /**
+     * Tokens in id order.
+     *
+     * @return an unmodifiable copy
+     */
     public List<String> tokens() {
         return List.of(tokens);
     }

@@ -1,6 +1,7 @@
 package org.vectorbert.tokenizer.pipeline;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,6 +32,15 @@ public final class AddedVocabulary {
 
     private record Candidate(String pattern, AddedToken token) {}
 
+    /** Longest first (stable), so the first that matches at a position is the longest. */
+    private static final Comparator<Candidate> LONGEST_FIRST = new Comparator<>() {
+        @Override
+        public int compare(Candidate a, Candidate b) {
+            return b.pattern().length() - a.pattern().length();
+        }
+    };
+
+    /** Plain loops, no lambdas: each lambda's first use spins classes, milliseconds of every tokenizer's first load. */
     public AddedVocabulary(List<AddedToken> tokens, Normalizer normalizer) {
         this.tokens = List.copyOf(tokens);
         for (AddedToken t : tokens) {
@@ -44,11 +54,25 @@ public final class AddedVocabulary {
                     continue;
                 }
             }
-            (t.normalized() ? normalized : raw).computeIfAbsent(pattern.charAt(0), c -> new ArrayList<>())
-                    .add(new Candidate(pattern, t));
+            Map<Character, List<Candidate>> byFirst = t.normalized() ? normalized : raw;
+            List<Candidate> list = byFirst.get(pattern.charAt(0));
+            if (list == null) {
+                list = new ArrayList<>();
+                byFirst.put(pattern.charAt(0), list);
+            }
+            list.add(new Candidate(pattern, t));
         }
-        raw.keySet().forEach(c -> rawFirsts.set(c));
-        normalized.keySet().forEach(c -> normalizedFirsts.set(c));
+        for (Map<Character, List<Candidate>> byFirst : List.of(raw, normalized)) {
+            for (List<Candidate> list : byFirst.values()) {
+                list.sort(LONGEST_FIRST);
+            }
+        }
+        for (char c : raw.keySet()) {
+            rawFirsts.set(c);
+        }
+        for (char c : normalized.keySet()) {
+            normalizedFirsts.set(c);
+        }
         if (raw.size() <= 4) {
             fewRawFirsts = new char[raw.size()];
             int k = 0;
@@ -57,9 +81,6 @@ public final class AddedVocabulary {
             }
         } else {
             fewRawFirsts = null;
-        }
-        for (var m : List.of(raw, normalized)) {
-            m.values().forEach(l -> l.sort((a, b) -> b.pattern().length() - a.pattern().length()));
         }
     }
 
@@ -72,16 +93,10 @@ public final class AddedVocabulary {
         return !normalized.isEmpty();
     }
 
-    /** Splits a text on the tokens matched in raw text only, leaving the rest as it is. */
-    public List<Segment> splitRaw(String text) {
-        return find(Normalized.of(text, 0, text.length()), raw);
-    }
-
-    /** Whether no raw-matched token can start anywhere in {@code text} (then {@link #splitRaw} has one piece). */
+    /** Whether no raw-matched token can start anywhere in {@code text} (then {@link #nextRaw} finds none). */
     public boolean noRawTokenIn(String text) {
         if (fewRawFirsts != null) {
-            // String.indexOf scans with vector instructions; a bit set lookup per character was 7% of the
-            // byte-level BPE pipeline's time (async-profiler, the license texts).
+            // String.indexOf scans with vector instructions, much faster than a bit set lookup per character.
             for (char c : fewRawFirsts) {
                 if (text.indexOf(c) >= 0) {
                     return false;
@@ -120,6 +135,17 @@ public final class AddedVocabulary {
         return candidates == raw ? rawFirsts : normalizedFirsts;
     }
 
+    /** An added token found in a text: its span, lstrip and rstrip whitespace included, and where the search goes on. */
+    record Match(int start, int stop, int resume, AddedToken token) {}
+
+    /**
+     * The first token matched in raw text at or after {@code from} (see {@link #next}), or null;
+     * {@code done} is where the previous match stopped (0 for none).
+     */
+    Match nextRaw(String text, int from, int done) {
+        return raw.isEmpty() ? null : next(text, from, done, raw);
+    }
+
     private List<Segment> find(Normalized piece, Map<Character, List<Candidate>> candidates) {
         String s = piece.text();
         if (candidates.isEmpty() || s.isEmpty()) {
@@ -127,10 +153,25 @@ public final class AddedVocabulary {
         }
         List<Segment> out = new ArrayList<>();
         int done = 0;
-        int i = 0;
+        for (Match m = next(s, 0, 0, candidates); m != null; m = next(s, m.resume(), m.stop(), candidates)) {
+            if (done < m.start()) {
+                out.add(new Segment(piece.slice(done, m.start()), -1, null));
+            }
+            out.add(new Segment(piece.slice(m.start(), m.stop()), m.token().id(), s.substring(m.start(), m.stop())));
+            done = m.stop();
+        }
+        if (done < s.length()) {
+            out.add(new Segment(piece.slice(done, s.length()), -1, null));
+        }
+        return out;
+    }
+
+    /** The next match at or after {@code i}; a match's lstrip never reaches back before {@code done}. */
+    private Match next(String s, int i, int done, Map<Character, List<Candidate>> candidates) {
+        java.util.BitSet firsts = firsts(candidates);
         while (i < s.length()) {
             // Most characters start no token: a char lookup in a bit set before boxing a Character key.
-            if (!firsts(candidates).get(s.charAt(i))) {
+            if (!firsts.get(s.charAt(i))) {
                 i++;
                 continue;
             }
@@ -171,16 +212,8 @@ public final class AddedVocabulary {
                     stop += Character.charCount(s.codePointAt(stop));
                 }
             }
-            if (done < start) {
-                out.add(new Segment(piece.slice(done, start), -1, null));
-            }
-            out.add(new Segment(piece.slice(start, stop), t.id(), s.substring(start, stop)));
-            done = stop;
-            i = Math.max(i, stop);
+            return new Match(start, stop, Math.max(i, stop), t);
         }
-        if (done < s.length()) {
-            out.add(new Segment(piece.slice(done, s.length()), -1, null));
-        }
-        return out;
+        return null;
     }
 }

@@ -38,7 +38,7 @@ final class Assembly {
         long count = (long) (a.overflowing.size() + 1) * (b == null ? 1 : b.overflowing.size() + 1) - 1;
         if (count > MAX_OVERFLOW_WINDOWS) {
             // A pair's windows are the product of its texts' (as in the library): a normaliser that multiplies a text's
-            // length (the fuzzer's Replace of " {0,}" by 300 characters) made millions, and the JVM ran out of memory.
+            // length can make millions, more than memory holds.
             throw new TokenizerException("truncation would cut this input into " + count + " overflow windows, more than "
                     + MAX_OVERFLOW_WINDOWS + ": raise max_length or the stride's step");
         }
@@ -63,21 +63,23 @@ final class Assembly {
     /**
      * One text with special tokens, for the usual post-processors: exactly what {@code concat(post.apply(...))}
      * gives, written straight into the result instead of making each special token a list of its own
-     * (eight arrays) and copying the parts again. The post-processor and the concatenation were 17% of
-     * the WordPiece pipeline's encode (async-profiler, the license texts). Null for other post-processors.
+     * (eight arrays) and copying the parts again. Null for other post-processors. (instanceof, not a pattern
+     * switch, whose bootstrap spins a class at the first encode.)
      */
     private static Tokens single(Tokens a, PostProcessor post) {
-        return switch (post) {
-            case TemplateProcessing t -> t.single(a);
-            case PostProcessor.Bert bert -> wrap(a, bert.cls(), bert.sep());
-            case PostProcessor.Roberta r -> {
-                if (r.trimOffsets()) {
-                    PostProcessor.trimByteLevelOffsets(a, r.addPrefixSpace());
-                }
-                yield wrap(a, r.cls(), r.sep());
+        if (post instanceof TemplateProcessing t) {
+            return t.single(a);
+        }
+        if (post instanceof PostProcessor.Bert bert) {
+            return wrap(a, bert.cls(), bert.sep());
+        }
+        if (post instanceof PostProcessor.Roberta r) {
+            if (r.trimOffsets()) {
+                PostProcessor.trimByteLevelOffsets(a, r.addPrefixSpace());
             }
-            default -> null;
-        };
+            return wrap(a, r.cls(), r.sep());
+        }
+        return null;
     }
 
     /** {@code cls A sep}, all of type 0 (PostProcessor.wrap for one text). */
@@ -227,7 +229,7 @@ final class Assembly {
         if (options.paddingSide() == EncodeOptions.Side.RIGHT) {
             for (int k = 0; k < missing; k++) {
                 t.add(pad.id(), pad.token(), 0, 0, pad.typeId(), 1, -1);
-                t.attention[t.size - 1] = 0;
+                t.setAttention(t.size - 1, 0);
             }
             return;
         }
@@ -235,7 +237,7 @@ final class Assembly {
         t.size = 0;
         for (int k = 0; k < missing; k++) {
             t.add(pad.id(), pad.token(), 0, 0, pad.typeId(), 1, -1);
-            t.attention[t.size - 1] = 0;
+            t.setAttention(t.size - 1, 0);
         }
         for (int i = 0; i < old.size; i++) {
             t.addFrom(old, i);

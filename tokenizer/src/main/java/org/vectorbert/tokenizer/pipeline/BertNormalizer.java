@@ -55,7 +55,7 @@ public record BertNormalizer(boolean cleanText, boolean handleChineseChars, Bool
     /**
      * The four steps in one pass for ASCII text, where no character is a CJK ideograph or has an
      * accent to strip and lowercasing maps one character to one; the text itself when nothing
-     * changes (pipelines the BertFastPath does not take, e.g. with clean_text off or normalised added tokens).
+     * changes (for pipelines the BertFastPath does not take: normalised added tokens, other stages around it).
      */
     private Normalized ascii(Normalized text) {
         String s = text.text();

@@ -1,35 +1,42 @@
 package org.vectorbert.tokenizer.pipeline;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.vectorbert.tokenizer.EncodeOptions;
-import org.vectorbert.tokenizer.Tokenizer;
+import org.vectorbert.tokenizer.SpecialTokens;
+import org.vectorbert.tokenizer.TokenizerConfig;
 
-/** BertTokenizerFast's stages for a vocab.txt and its settings, as transformers' converter builds them. */
+/**
+ * The stages transformers' converter builds for a BERT {@code vocab.txt} and its settings
+ * (BertNormalizer, BertPreTokenizer, WordPiece, BertProcessing, the WordPiece decoder), with the
+ * special tokens matched whole in the raw text as unnormalised added tokens.
+ */
 public final class BertPipeline {
     private BertPipeline() {}
 
-    public static Tokenizer of(List<String> vocab, boolean lowercase, boolean stripAccents, boolean chinese,
-                               boolean cleanText, String prefix, int maxChars, int modelMaxLength, String unk,
-                               String cls, String sep, String pad, String mask, List<String> specials) {
-        Map<String, Integer> ids = new HashMap<>();
-        for (int i = 0; i < vocab.size(); i++) {
-            ids.putIfAbsent(vocab.get(i), i);
-        }
-        Model model = WordPieceModel.of(ids, unk, prefix, maxChars, "vocab.txt");
-        List<AddedVocabulary.AddedToken> added = new ArrayList<>();
+    /**
+     * The pipeline of a vocabulary and settings.
+     *
+     * @param specials the special tokens to match in text, each present in {@code vocab}
+     */
+    public static PipelineTokenizer of(Vocab vocab, TokenizerConfig config, List<String> specials) {
+        SpecialTokens roles = config.specialTokens();
+        Model model = new WordPieceModel(vocab, roles.unk(), config.continuingSubwordPrefix(),
+                config.maxInputCharsPerWord(), "vocab.txt");
+        List<AddedVocabulary.AddedToken> added = new ArrayList<>(specials.size());
         for (String s : specials) {
-            added.add(new AddedVocabulary.AddedToken(ids.get(s), s, false, false, false, false, true));
+            added.add(new AddedVocabulary.AddedToken(vocab.id(s), s, false, false, false, false, true));
         }
-        int padId = ids.getOrDefault(pad, -1);
+        int padId = vocab.id(roles.pad());
         return new PipelineTokenizer(new PipelineTokenizer.Stages(
-                new BertNormalizer(cleanText, chinese, stripAccents, lowercase), new PreTokenizer.Bert(), model,
-                new PostProcessor.Bert(new PostProcessor.Special(cls, ids.get(cls)), new PostProcessor.Special(sep, ids.get(sep))),
-                new Decoder.WordPiece(prefix, true), added,
-                new PipelineTokenizer.Roles(ids.getOrDefault(mask, -1), padId, ids.get(unk)),
-                EncodeOptions.defaults(), padId < 0 ? null : new PipelineTokenizer.PadSettings(padId, 0, pad),
-                modelMaxLength));
+                new BertNormalizer(config.cleanText(), config.tokenizeChineseChars(), config.stripAccents(),
+                        config.lowercase()),
+                new PreTokenizer.Bert(), model,
+                new PostProcessor.Bert(new PostProcessor.Special(roles.cls(), vocab.id(roles.cls())),
+                        new PostProcessor.Special(roles.sep(), vocab.id(roles.sep()))),
+                new Decoder.WordPiece(config.continuingSubwordPrefix(), true), added,
+                new PipelineTokenizer.Roles(vocab.id(roles.mask()), padId, vocab.id(roles.unk())),
+                EncodeOptions.defaults(), padId < 0 ? null : new PipelineTokenizer.PadSettings(padId, 0, roles.pad()),
+                config.modelMaxLength()));
     }
 }

@@ -2,9 +2,8 @@ package org.vectorbert.tokenizer.pipeline;
 
 /**
  * GPT-2's pre-tokenizer regex, {@code 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+},
- * written out by hand: java.util.regex spent 13.5% of the byte-level BPE pipeline's time in it
- * (async-profiler, bpe-roberta on the license texts), backtracking through the alternatives at
- * every word. Every code point is matched by some alternative, so the matches tile the text and
+ * written out by hand: java.util.regex backtracks through the alternatives at every word, a
+ * large share of the byte-level BPE pipeline's time. Every code point is matched by some alternative, so the matches tile the text and
  * one match ends where the next starts. {@code \s} is Unicode White_Space, as the regex's
  * UNICODE_CHARACTER_CLASS flag and the tokenizers library's Oniguruma both read it;
  * Gpt2SplitTest checks this against the regex.

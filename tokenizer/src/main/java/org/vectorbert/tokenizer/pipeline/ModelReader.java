@@ -162,8 +162,8 @@ final class ModelReader {
         }
         List<TemplateProcessing.Piece> single = pieces(n.path("single"), specials, where + ".single");
         List<TemplateProcessing.Piece> pair = pieces(n.path("pair"), specials, where + ".pair");
-        // A single text has no sequence B to place (a fuzzed file that named it failed deep in encode), and a pair
-        // template must place both, as the library's TemplateProcessingBuilder requires.
+        // A single text has no sequence B to place (naming it would fail deep in encode), and a pair template
+        // must place both, as the library's TemplateProcessingBuilder requires.
         if (single.stream().anyMatch(p -> p.special() == null && p.sequence() == 1)) {
             throw stages.error(where + ".single", "a single text has no sequence B");
         }

@@ -38,8 +38,7 @@ public final class Normalized {
             pairs = Character.isSurrogate(original.charAt(i));
         }
         if (!pairs) {
-            // Each unit is its own span: no arrays to say so (two per text, two more per slice, were 5% of
-            // the byte-level BPE pipeline's time on the license texts).
+            // Each unit is its own span: no arrays to say so (two per text and two more per slice otherwise).
             return new Normalized(original.substring(from, to), null, null, from, to);
         }
         int[] s = new int[n];
@@ -131,8 +130,8 @@ public final class Normalized {
     public static final class Edit {
         /**
          * How much longer a normaliser may make a text (past {@link #MAX_GROWN_UNITS}): Unicode's longest
-         * decompositions are 18 code points. A fuzzed Replace of " {0,}" by 1,000 characters, twice, made
-         * a short text 50 million units long and took 25 s; refused, it takes milliseconds.
+         * decompositions are 18 code points, while a Replace of an empty-matching pattern, applied twice,
+         * could make a short text millions of units long.
          */
         private static final int GROWTH_FACTOR = 64;
         /** Any text may grow to this many units, whatever its length. */

@@ -1,69 +1,74 @@
 package org.vectorbert.tokenizer.pipeline;
 
-import java.util.Map;
-
 /**
- * Token strings to ids in one open-addressing table that a run of chars can be looked up in
- * without making a String: WordPiece first asks whether the whole rest of a word is a token (one
- * probe, usually a hit) before it walks the trie, as BertTokenizer does.
+ * A vocabulary's tokens by spelling, looked up straight from a prefix and a run of chars without
+ * making a String: WordPiece first asks whether the whole rest of a word (behind the continuing-subword
+ * prefix after the first piece) is a token, one probe and usually a hit, before it walks the trie. A hit
+ * gives the token string itself, so no second lookup by id is needed.
  */
 final class PieceTable {
-    private final String[] keys;
+    private final String[] tokens;
     private final int[] ids;
     private final int mask;
 
-    PieceTable(Map<String, Integer> tokens) {
-        int capacity = Integer.highestOneBit(Math.max(16, tokens.size() * 2)) << 1;
-        keys = new String[capacity];
+    /** The spellings, put in their order (see {@link Vocab#spellings}). */
+    PieceTable(Vocab.Spellings spellings) {
+        int capacity = Integer.highestOneBit(Math.max(16, spellings.tokens().length * 2)) << 1;
+        tokens = new String[capacity];
         ids = new int[capacity];
         mask = capacity - 1;
-        tokens.forEach((token, id) -> {
-            int slot = hash(token, 0, token.length()) & mask;
-            while (keys[slot] != null) {
+        for (int k = 0; k < spellings.tokens().length; k++) {
+            String token = spellings.tokens()[k];
+            int slot = mix(feed(0, token, 0, token.length())) & mask;
+            while (tokens[slot] != null) {
                 slot = (slot + 1) & mask;
             }
-            keys[slot] = token;
-            ids[slot] = id;
-        });
+            tokens[slot] = token;
+            ids[slot] = spellings.ids()[k];
+        }
     }
 
-    /** The id of the token {@code chars[from, to)}, or -1. */
-    int find(char[] chars, int from, int to) {
-        int length = to - from;
-        for (int slot = hash(chars, from, to) & mask; ; slot = (slot + 1) & mask) {
-            String key = keys[slot];
-            if (key == null) {
+    /** The slot of the token {@code prefix + chars[from, to)}, or -1; see {@link #id} and {@link #token}. */
+    int find(String prefix, char[] chars, int from, int to) {
+        int h = feed(0, prefix, 0, prefix.length());
+        for (int i = from; i < to; i++) {
+            h = h * 31 + chars[i];
+        }
+        int skip = prefix.length();
+        int length = skip + to - from;
+        for (int slot = mix(h) & mask; ; slot = (slot + 1) & mask) {
+            String token = tokens[slot];
+            if (token == null) {
                 return -1;
             }
-            if (key.length() == length && matches(key, chars, from)) {
-                return ids[slot];
+            if (token.length() == length && token.startsWith(prefix) && matches(token, skip, chars, from, to)) {
+                return slot;
             }
         }
     }
 
-    private static boolean matches(String key, char[] chars, int from) {
-        for (int i = 0; i < key.length(); i++) {
-            if (key.charAt(i) != chars[from + i]) {
+    int id(int slot) {
+        return ids[slot];
+    }
+
+    String token(int slot) {
+        return tokens[slot];
+    }
+
+    private static boolean matches(String token, int offset, char[] chars, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (token.charAt(offset + i - from) != chars[i]) {
                 return false;
             }
         }
         return true;
     }
 
-    private static int hash(String s, int from, int to) {
-        int h = 0;
+    private static int feed(int h, String s, int from, int to) {
         for (int i = from; i < to; i++) {
             h = h * 31 + s.charAt(i);
         }
-        return mix(h);
-    }
-
-    private static int hash(char[] s, int from, int to) {
-        int h = 0;
-        for (int i = from; i < to; i++) {
-            h = h * 31 + s[i];
-        }
-        return mix(h);
+        return h;
     }
 
     private static int mix(int h) {

@@ -29,7 +29,7 @@ public final class PipelineTokenizer implements Tokenizer {
 
     private final Stages stages;
     private final AddedVocabulary added;
-    /** BERT's normaliser, pre-tokenizer and WordPiece fused for ASCII pieces, or null for other stages. */
+    /** BERT's normaliser, pre-tokenizer and WordPiece fused, or null for other stages. */
     private final BertFastPath fast;
     /** The model's scratch-word entry and the pre-tokenizer's way to it, or null (WordPath). */
     private final WordPath.WordModel wordModel;
@@ -73,7 +73,9 @@ public final class PipelineTokenizer implements Tokenizer {
      * 7 keeps 13 tokens).
      */
     Tokens tokens(String text, int sequence, int limit, EncodeOptions.Side side) {
-        return tokens(text, sequence, new TokenSink(limit, side == EncodeOptions.Side.RIGHT));
+        // Room for as many tokens as English text makes (over four characters a token), so the arrays rarely grow.
+        return tokens(text, sequence, new TokenSink(limit, side == EncodeOptions.Side.RIGHT,
+                16 + Math.min(limit, text.length() / 4)));
     }
 
     @Override
@@ -87,66 +89,66 @@ public final class PipelineTokenizer implements Tokenizer {
     private Tokens tokens(String text, int sequence, TokenSink sink) {
         Tokens out = sink.out;
         out.spaces = spaces;
-        BertFastPath.Word word = fast == null ? null : new BertFastPath.Word();
-        WordPath path = wordModel == null ? null : new WordPath(wordModel, sink);
-        if (fast != null && added.noRawTokenIn(text) && BertFastPath.isAscii(text, 0, text.length())) {
-            // The common case, one ASCII piece and no added token: no Normalized at all.
-            for (int pos = 0; pos >= 0; ) {
-                int before = out.size;
-                pos = fast.next(text, pos, text.length(), word, out);
-                if (pos >= 0 && sink.word(before)) {
-                    break;
-                }
-            }
+        if (fast != null) {
+            fused(text, sink);
             return sink.finish(sequence);
         }
-        segments:
-        for (AddedVocabulary.Segment s : fast != null ? added.splitRaw(text) : added.split(text, stages.normalizer())) {
+        WordPath path = wordModel == null ? null : new WordPath(wordModel, sink);
+        for (AddedVocabulary.Segment s : added.split(text, stages.normalizer())) {
             if (s.id() >= 0) {
                 Normalized p = s.piece();
                 sink.added(out.size);
                 out.add(s.id(), s.value(), p.originalStartOf(0, p.length()), p.originalEndOf(0, p.length()), 0, 0, 0);
-                continue;
-            }
-            Normalized piece = s.piece();
-            if (piece.isEmpty()) {
-                continue;
-            }
-            if (fast != null) {
-                // A raw piece: its units are the original text's [from, to).
-                int from = piece.originalStart();
-                int to = from + piece.length();
-                if (BertFastPath.isAscii(text, from, to)) {
-                    for (int pos = from; pos >= 0; ) {
-                        int before = out.size;
-                        pos = fast.next(text, pos, to, word, out);
-                        if (pos >= 0 && sink.word(before)) {
-                            break segments;
-                        }
-                    }
-                    continue;
-                }
-                piece = stages.normalizer().normalize(piece);
-            }
-            if (path != null) {
-                if (!splitter.split(piece, path)) {
-                    break;
-                }
-                continue;
-            }
-            List<Normalized> words = stages.preTokenizer() == null
-                    ? List.of(piece) : stages.preTokenizer().split(piece);
-            for (Normalized w : words) {
-                if (!w.isEmpty()) {
-                    int before = out.size;
-                    stages.model().tokenize(w, out);
-                    if (sink.word(before)) {
-                        break segments;
-                    }
-                }
+            } else if (!s.piece().isEmpty() && !stages(s.piece(), sink, path)) {
+                break;
             }
         }
         return sink.finish(sequence);
+    }
+
+    /**
+     * BERT's stages over a text through the fast path: the added tokens found in the raw text, each piece
+     * between them fused ({@link BertFastPath}), or through the stages where the fast path declines it.
+     */
+    private void fused(String text, TokenSink sink) {
+        BertFastPath.Word word = new BertFastPath.Word();
+        int done = 0;
+        AddedVocabulary.Match m = added.noRawTokenIn(text) ? null : added.nextRaw(text, 0, 0);
+        while (true) {
+            int to = m == null ? text.length() : m.start();
+            if (done < to) {
+                int r = fast.tokenize(text, done, to, word, sink);
+                if (r == BertFastPath.STOPPED || (r == BertFastPath.FALLBACK
+                        && !stages(stages.normalizer().normalize(Normalized.of(text, done, to)), sink, null))) {
+                    return;
+                }
+            }
+            if (m == null) {
+                return;
+            }
+            sink.added(sink.out.size);
+            sink.out.add(m.token().id(), text.substring(m.start(), m.stop()), m.start(), m.stop(), 0, 0, 0);
+            done = m.stop();
+            m = added.nextRaw(text, m.resume(), m.stop());
+        }
+    }
+
+    /** The pre-tokenizer and model over a normalised piece; false when the sink stopped the text. */
+    private boolean stages(Normalized piece, TokenSink sink, WordPath path) {
+        if (path != null) {
+            return splitter.split(piece, path);
+        }
+        List<Normalized> words = stages.preTokenizer() == null ? List.of(piece) : stages.preTokenizer().split(piece);
+        for (Normalized w : words) {
+            if (!w.isEmpty()) {
+                int before = sink.out.size;
+                stages.model().tokenize(w, sink.out);
+                if (sink.word(before)) {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     private Tokens tokens(String text, int sequence, EncodeOptions options) {

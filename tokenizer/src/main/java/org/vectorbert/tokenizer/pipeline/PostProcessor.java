@@ -94,7 +94,7 @@ public interface PostProcessor {
                 // tokens; their overflow windows keep the type they were encoded with (1 for B).
                 for (int i = 0; i < encodings.size(); i++) {
                     Tokens t = encodings.get(i);
-                    t.setSequence(i, t.window ? t.typeIds[0] : 0);
+                    t.setSequence(i, t.window ? t.typeId(0) : 0);
                 }
                 return encodings;
             }

@@ -16,8 +16,7 @@ final class StageReader {
 
     /**
      * One line naming the file, the place and the problem. Names quoted from the file may hold line breaks and other
-     * control characters (the tokenizer.json fuzz target's fourth finding: a stage type "Seque\nce"): they are
-     * written as escapes, so the message stays one line.
+     * control characters: they are written as escapes, so the message stays one line.
      */
     TokenizerException error(String where, String message) {
         StringBuilder line = new StringBuilder();

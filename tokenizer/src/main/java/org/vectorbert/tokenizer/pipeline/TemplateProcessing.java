@@ -60,9 +60,9 @@ public record TemplateProcessing(List<Piece> single, List<Piece> pair, Map<Strin
             if (p.special() == null) {
                 // The single template names A only (ModelReader refuses B), so its sequence is a.
                 if (!a.window) {
-                    java.util.Arrays.fill(a.typeIds, 0, a.size, p.typeId());
+                    a.setTypeIds(p.typeId());
                 }
-                java.util.Arrays.fill(a.sequenceIds, 0, a.size, p.sequence());
+                a.setSequenceIds(p.sequence());
                 out.addAll(a);
             } else {
                 SpecialIds s = specials.get(p.special());
@@ -81,9 +81,9 @@ public record TemplateProcessing(List<Piece> single, List<Piece> pair, Map<Strin
             if (p.special() == null) {
                 Tokens t = encodings.get(p.sequence());
                 if (!t.window) {
-                    java.util.Arrays.fill(t.typeIds, 0, t.size, p.typeId());
+                    t.setTypeIds(p.typeId());
                 }
-                java.util.Arrays.fill(t.sequenceIds, 0, t.size, p.sequence());
+                t.setSequenceIds(p.sequence());
                 out.add(t);
             } else if (add) {
                 SpecialIds s = specials.get(p.special());

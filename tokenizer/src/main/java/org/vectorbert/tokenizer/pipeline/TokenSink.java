@@ -6,10 +6,10 @@ import java.util.Arrays;
  * One text's tokens as {@link PipelineTokenizer} collects them, word by word, with what truncation
  * needs to know about the words (see PipelineTokenizer.tokens): where each word starts, only when
  * truncating from the left, and when to stop, only when truncating from the right. Without
- * truncation a word costs one call and no bookkeeping (it was a boxed Integer per word).
+ * truncation a word costs one call and no bookkeeping.
  */
 final class TokenSink {
-    final Tokens out = new Tokens();
+    final Tokens out;
     private final int limit;
     private final boolean right;
     /** The first token of each word, and whether the word is an added token; left truncation and word ids only. */
@@ -17,11 +17,13 @@ final class TokenSink {
     private boolean[] addedWords;
     private int words;
 
-    TokenSink(int limit, boolean right) {
-        this(limit, right, !right && limit < Integer.MAX_VALUE);
+    /** A sink for about {@code expected} tokens (it grows past them). */
+    TokenSink(int limit, boolean right, int expected) {
+        this(limit, right, !right && limit < Integer.MAX_VALUE, expected);
     }
 
-    private TokenSink(int limit, boolean right, boolean recordWords) {
+    private TokenSink(int limit, boolean right, boolean recordWords, int expected) {
+        this.out = Tokens.unlabelled(expected);
         this.limit = limit;
         this.right = right;
         if (recordWords) {
@@ -32,7 +34,7 @@ final class TokenSink {
 
     /** A sink with no limit that records where every word starts, for {@link #wordIds}. */
     static TokenSink countingWords() {
-        return new TokenSink(Integer.MAX_VALUE, true, true);
+        return new TokenSink(Integer.MAX_VALUE, true, true, 16);
     }
 
     /** Each token's word index, words counted in order (a sink made by {@link #countingWords}). */
@@ -51,6 +53,16 @@ final class TokenSink {
             record(before, false);
         }
         return right && out.size >= limit;
+    }
+
+    /** How many words have been recorded (for {@link #rewind}). */
+    int words() {
+        return words;
+    }
+
+    /** Forgets the words recorded after {@code words} (their tokens are the caller's to drop). */
+    void rewind(int words) {
+        this.words = Math.min(this.words, words);
     }
 
     /** An added token's word starts at token {@code before}; it never stops the text. */

@@ -2,12 +2,11 @@ package org.vectorbert.tokenizer.pipeline;
 
 /**
  * For each vocabulary id, the spaces {@link PostProcessor#trimByteLevelOffsets} counts at either end
- * of the token's string, counted once at load instead of for every token: reading them off each
- * token's String (its object, then its array, then one data-dependent loop per end) made trimming
- * 10.5 ns per token over bpe-roberta's tokens of the license texts, 6.1 with this table and
- * PostProcessor's branch-free update. A token string that is not the model's own for its id (an
- * added token, a fused unknown) is counted as before; tokens carry the table only from
- * PipelineTokenizer.tokens to the post-processor (copies for overflow windows do not).
+ * of the token's string, counted once at load instead of for every token (reading them off each
+ * token's String is its object, then its array, then one data-dependent loop per end). A token
+ * string that is not the model's own for its id (an added token, a fused unknown) is counted on
+ * the spot; tokens carry the table only from PipelineTokenizer.tokens to the post-processor
+ * (copies for overflow windows do not).
  */
 final class TokenSpaces {
     /** The model's token strings by id, to tell its own strings by reference. */
@@ -69,14 +68,18 @@ final class TokenSpaces {
         return trail;
     }
 
-    /** Whether a post-processor trims byte-level offsets (so the tokens' strings are read for spaces). */
+    /**
+     * Whether a post-processor trims byte-level offsets (so the tokens' strings are read for spaces). Tested
+     * with instanceof, not a pattern switch, whose bootstrap spins a class at every tokenizer's first load.
+     */
     static boolean trimsOffsets(PostProcessor p) {
-        return switch (p) {
-            case PostProcessor.Roberta r -> r.trimOffsets();
-            case PostProcessor.ByteLevelTrim b -> b.trimOffsets();
-            case PostProcessor.Sequence s -> s.processors().stream().anyMatch(TokenSpaces::trimsOffsets);
-            case null, default -> false;
-        };
+        if (p instanceof PostProcessor.Roberta r) {
+            return r.trimOffsets();
+        }
+        if (p instanceof PostProcessor.ByteLevelTrim b) {
+            return b.trimOffsets();
+        }
+        return p instanceof PostProcessor.Sequence s && s.processors().stream().anyMatch(TokenSpaces::trimsOffsets);
     }
 
     /** A space as byte-level trimming counts it: Ġ (a space, byte-mapped) or Unicode White_Space. */

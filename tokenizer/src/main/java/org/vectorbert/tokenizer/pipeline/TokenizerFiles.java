@@ -181,8 +181,8 @@ public final class TokenizerFiles {
     /**
      * A JSON file, or one line saying why not (missing, empty, where it stops parsing). Read as the tokenizers library
      * reads it: the last of duplicate keys, and floats kept decimal so that Unigram scores are read its way
-     * ({@link JsonFloats}). Through jackson-core's parser ({@link Json}), not an ObjectMapper, whose making took a
-     * one-shot command's tokenizer thread about 50 ms.
+     * ({@link JsonFloats}). Through jackson-core's parser ({@link Json}), not an ObjectMapper, which is slow to make
+     * for a one-shot command.
      */
     public static JsonNode read(Path file) {
         return Json.readLastKeyWins(file, TokenizerException::new);

@@ -7,7 +7,10 @@ import java.util.regex.Pattern;
 public final class Unicode {
     private Unicode() {}
 
-    private static final Pattern WORD_CHAR = Pattern.compile("\\w", Pattern.UNICODE_CHARACTER_CLASS);
+    /** Compiled on first use (added tokens marked single_word), not with the class every tokenizer loads. */
+    private static final class WordChar {
+        static final Pattern PATTERN = Pattern.compile("\\w", Pattern.UNICODE_CHARACTER_CLASS);
+    }
 
     /** Unicode White_Space, Rust's {@code char::is_whitespace} (Java's isWhitespace misses U+0085, U+00A0, U+2007, U+202F). */
     public static boolean isWhitespace(int c) {
@@ -17,7 +20,10 @@ public final class Unicode {
         };
     }
 
-    /** BertNormalizer's control set: Cc, Cf, Co (and Cs) except tab, LF and CR; see CharClass for why Cn is kept. */
+    /**
+     * BertNormalizer's control set: Cc, Cf, Co (and Cs) except tab, LF and CR. Unassigned code points (Cn)
+     * are kept, as the tokenizers library keeps them (Python's slow BertTokenizer drops them).
+     */
     public static boolean isControl(int c) {
         if (c == '\t' || c == '\n' || c == '\r') {
             return false;
@@ -74,7 +80,7 @@ public final class Unicode {
         if (c < 128) {
             return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
         }
-        return WORD_CHAR.matcher(Character.toString(c)).matches();
+        return WordChar.PATTERN.matcher(Character.toString(c)).matches();
     }
 
     /**

@@ -12,9 +12,7 @@ import java.lang.invoke.VarHandle;
  * <p>Each entry is one int array: the hash, the word's length, its chars, then the model's payload
  * (three ints per token). An entry of separate objects (record, key array, value record, three
  * value arrays) is a chain of dependent loads per word, scattered once the collector has promoted
- * them: unigram-xlmr's word-to-token stage (PipelineTokenizer.tokens) went from 81-88 to 67-71 ns
- * per token on the license texts with this layout (bpe-roberta's from 65-74 to 65-68, within noise),
- * measured alone, JIT-compiled, best of 20 passes.
+ * them.
  *
  * <p>Readers take no lock: entries are published with release and read with acquire semantics, and
  * never change. Writers lock; a reader racing a writer at worst misses and tokenizes the word itself.

@@ -5,11 +5,10 @@ import java.util.List;
 /**
  * Pre-tokenizer to model without a Normalized per word: the pre-tokenizer writes each word's
  * units and original spans into a scratch {@link WordChars} and the model reads them there (and
- * looks them up in its word cache), for the BPE and Unigram models. Slicing, byte-mapping and
- * splitting each word into its own Normalized (a substring, two copied alignment arrays and an
- * Edit's StringBuilder per step) was 43% of the byte-level BPE pipeline's time and 29% of the
- * Metaspace one's (async-profiler on the license texts). ByteLevel and Metaspace write words
- * directly; any other pre-tokenizer still splits into Normalized words, copied over one by one.
+ * looks them up in its word cache), for the BPE and Unigram models, instead of a Normalized of
+ * its own per word (a substring, two copied alignment arrays and an Edit per step), which was
+ * those pipelines' largest cost. ByteLevel and Metaspace write words directly; any other
+ * pre-tokenizer still splits into Normalized words, copied over one by one.
  */
 final class WordPath {
     /** A model that reads scratch words. */
@@ -25,7 +24,7 @@ final class WordPath {
         boolean split(Normalized piece, WordPath path);
     }
 
-    /** The word being built; it grows to the longest word (sized to the text up front, it was 40% of the garbage). */
+    /** The word being built; it grows to the longest word (sized to the text up front, it made most of the garbage). */
     final WordChars word = new WordChars(16);
     private final WordModel model;
     private final TokenSink sink;

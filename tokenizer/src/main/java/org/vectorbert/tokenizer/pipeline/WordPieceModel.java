@@ -12,12 +12,12 @@ public final class WordPieceModel implements Model {
     private final Vocab vocab;
     private final String unkToken;
     private final int unkId;
-    /** Every piece as spelled (a word's first piece), and the prefixed pieces without their prefix (the others). */
-    private final CharTrie whole;
-    private final CharTrie continuing;
+    /** Every piece as spelled: a word's first piece is found from the root, the others from {@link #continuing}. */
+    private final CharTrie trie;
+    /** The node the continuing-subword prefix leads to, or {@link CharTrie#NONE} when no piece starts with it. */
+    private final int continuing;
     /** The same pieces for one-probe lookups of a whole rest of a word. */
-    private final PieceTable wholeTable;
-    private final PieceTable continuingTable;
+    private final PieceTable table;
     private final String prefix;
     private final int maxInputCharsPerWord;
 
@@ -29,16 +29,10 @@ public final class WordPieceModel implements Model {
             throw new TokenizerException(where + ": the WordPiece unk_token '" + unkToken + "' is not in the vocabulary");
         }
         this.maxInputCharsPerWord = maxInputCharsPerWord;
-        Map<String, Integer> rest = new java.util.HashMap<>();
-        vocab.forEach((t, id) -> {
-            if (t.startsWith(prefix) && t.length() > prefix.length()) {
-                rest.put(t.substring(prefix.length()), id);
-            }
-        });
-        this.whole = new CharTrie(vocab.asMap());
-        this.continuing = new CharTrie(rest);
-        this.wholeTable = new PieceTable(vocab.asMap());
-        this.continuingTable = new PieceTable(rest);
+        Vocab.Spellings spellings = vocab.spellings();
+        this.trie = new CharTrie(spellings);
+        this.continuing = trie.walk(prefix);
+        this.table = new PieceTable(spellings);
         this.prefix = prefix;
     }
 
@@ -56,13 +50,12 @@ public final class WordPieceModel implements Model {
         int mark = out.size;
         int start = 0;
         while (start < s.length()) {
-            // The longest vocabulary piece at start, found by one walk down a trie (the first piece
-            // as spelled, later ones without their prefix) instead of a map lookup per shorter substring.
-            CharTrie trie = start == 0 ? whole : continuing;
-            int node = CharTrie.ROOT;
+            // The longest vocabulary piece at start, found by one walk down the trie (later pieces
+            // from behind their prefix) instead of a map lookup per shorter substring.
+            int node = start == 0 ? CharTrie.ROOT : continuing;
             int found = -1;
             int end = start;
-            for (int j = start; j < s.length(); j++) {
+            for (int j = start; j < s.length() && node != CharTrie.NONE; j++) {
                 node = trie.child(node, s.charAt(j));
                 if (node == CharTrie.NONE) {
                     break;
@@ -84,11 +77,11 @@ public final class WordPieceModel implements Model {
     }
 
     /**
-     * {@link #tokenize(Normalized, Tokens)} for an ASCII word held in {@code word[0, length)},
-     * unit {@code i} spanning original {@code [starts[i], ends[i])} (no surrogates, so no pair to keep whole).
+     * {@link #tokenize(Normalized, Tokens)} for a word held in {@code word[0, length)}, unit {@code i}
+     * spanning original {@code [starts[i], ends[i])}; {@code surrogates} says whether it holds a pair to keep whole.
      */
-    void tokenizeAscii(char[] word, int length, int[] starts, int[] ends, Tokens out) {
-        if (length > maxInputCharsPerWord) {
+    void tokenize(char[] word, int length, int[] starts, int[] ends, boolean surrogates, Tokens out) {
+        if ((surrogates ? Character.codePointCount(word, 0, length) : length) > maxInputCharsPerWord) {
             out.add(unkId, unkToken, starts[0], ends[length - 1], 0, 0, 0);
             return;
         }
@@ -96,22 +89,21 @@ public final class WordPieceModel implements Model {
         int start = 0;
         while (start < length) {
             // The longest piece is the whole rest when the rest is a piece, which most words are.
-            int rest = (start == 0 ? wholeTable : continuingTable).find(word, start, length);
+            int rest = table.find(start == 0 ? "" : prefix, word, start, length);
             if (rest >= 0) {
-                out.add(rest, vocab.token(rest), starts[start], ends[length - 1], 0, 0, 0);
+                out.add(table.id(rest), table.token(rest), starts[start], ends[length - 1], 0, 0, 0);
                 return;
             }
-            CharTrie trie = start == 0 ? whole : continuing;
-            int node = CharTrie.ROOT;
+            int node = start == 0 ? CharTrie.ROOT : continuing;
             int found = -1;
             int end = start;
-            for (int j = start; j < length; j++) {
+            for (int j = start; j < length && node != CharTrie.NONE; j++) {
                 node = trie.child(node, word[j]);
                 if (node == CharTrie.NONE) {
                     break;
                 }
                 int id = trie.tokenId(node);
-                if (id != CharTrie.NONE) {
+                if (id != CharTrie.NONE && !(surrogates && splitsPair(word, j + 1, length))) {
                     found = id;
                     end = j + 1;
                 }
@@ -124,6 +116,10 @@ public final class WordPieceModel implements Model {
             out.add(found, vocab.token(found), starts[start], ends[end - 1], 0, 0, 0);
             start = end;
         }
+    }
+
+    private static boolean splitsPair(char[] word, int at, int length) {
+        return at < length && Character.isLowSurrogate(word[at]) && Character.isHighSurrogate(word[at - 1]);
     }
 
     /** Whether a piece ending at {@code at} would cut a surrogate pair (the library cuts at characters only). */
