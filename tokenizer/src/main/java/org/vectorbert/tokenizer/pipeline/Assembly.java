@@ -67,11 +67,11 @@ final class Assembly {
      * switch, whose bootstrap spins a class at the first encode.)
      */
     private static Tokens single(Tokens a, PostProcessor post) {
-        if (post instanceof TemplateProcessing t) {
-            return t.single(a);
-        }
         if (post instanceof PostProcessor.Bert bert) {
             return wrap(a, bert.cls(), bert.sep());
+        }
+        if (post instanceof TemplateProcessing t) {
+            return t.single(a);
         }
         if (post instanceof PostProcessor.Roberta r) {
             if (r.trimOffsets()) {

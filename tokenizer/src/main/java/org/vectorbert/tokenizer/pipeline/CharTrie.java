@@ -19,19 +19,18 @@ public final class CharTrie {
 
     /** A trie of a vocabulary's spellings, built in id order (see {@link Vocab#spellings}). */
     CharTrie(Vocab.Spellings spellings) {
-        size(spellings.units());
-        for (int k = 0; k < spellings.tokens().length; k++) {
-            add(spellings.tokens()[k], spellings.ids()[k]);
+        String[] tokens = spellings.tokens();
+        size(tokens.length);
+        for (int k = 0; k < tokens.length; k++) {
+            if (tokens[k] != null) {
+                add(tokens[k], spellings.ids() == null ? k : spellings.ids()[k]);
+            }
         }
     }
 
     /** A trie of {@code tokens[id]} for each id; null entries are left out. */
     public CharTrie(String[] tokens) {
-        int units = 0;
-        for (String token : tokens) {
-            units += token == null ? 0 : token.length();
-        }
-        size(units);
+        size(tokens.length);
         for (int id = 0; id < tokens.length; id++) {
             if (tokens[id] != null) {
                 add(tokens[id], id);
@@ -40,10 +39,11 @@ public final class CharTrie {
     }
 
     /**
-     * Room for tokens of {@code units} chars in all. Tokens share prefixes (bert-base-uncased's 198 k chars make
-     * 65 k edges), so the table starts a quarter to half full and rarely has to grow.
+     * Room for eight edges a token, more than vocabularies make (bert-base-uncased's 30,522 tokens make 65 k
+     * edges), so the table starts a quarter full and rarely has to grow.
      */
-    private void size(int units) {
+    private void size(int tokens) {
+        int units = tokens * 8;
         int capacity = Integer.highestOneBit(Math.max(16, units)) << 1;
         keys = new long[capacity];
         children = new int[capacity];

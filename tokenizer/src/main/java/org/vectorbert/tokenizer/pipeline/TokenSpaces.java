@@ -73,6 +73,9 @@ final class TokenSpaces {
      * with instanceof, not a pattern switch, whose bootstrap spins a class at every tokenizer's first load.
      */
     static boolean trimsOffsets(PostProcessor p) {
+        if (p instanceof PostProcessor.Bert) {
+            return false;  // without loading the classes below
+        }
         if (p instanceof PostProcessor.Roberta r) {
             return r.trimOffsets();
         }

@@ -12,16 +12,10 @@ public final class Vocab {
     /** Whether some id has more than one spelling (only {@link #tokens} holds one per id). */
     private final boolean aliases;
 
-    private Vocab(Map<String, Integer> ids, String[] tokens) {
+    private Vocab(Map<String, Integer> ids, String[] tokens, boolean aliases) {
         this.ids = ids;
         this.tokens = tokens;
-        int spelled = 0;
-        for (String t : tokens) {
-            if (t != null) {
-                spelled++;
-            }
-        }
-        this.aliases = spelled != ids.size();
+        this.aliases = aliases;
     }
 
     public static Vocab of(Map<String, Integer> tokenIds, String where) {
@@ -39,12 +33,18 @@ public final class Vocab {
         }
         String[] tokens = new String[max + 1];
         tokenIds.forEach((t, id) -> tokens[id] = t);
-        return new Vocab(new HashMap<>(tokenIds), tokens);
+        int spelled = 0;
+        for (String t : tokens) {
+            if (t != null) {
+                spelled++;
+            }
+        }
+        return new Vocab(new HashMap<>(tokenIds), tokens, spelled != tokenIds.size());
     }
 
     /** A vocabulary already checked to number its tokens 0..n-1: {@code ids} is kept, not copied. */
     public static Vocab ofChecked(Map<String, Integer> ids, String[] tokens) {
-        return new Vocab(ids, tokens);
+        return new Vocab(ids, tokens, false);
     }
 
     public int id(String token) {
@@ -60,34 +60,32 @@ public final class Vocab {
         return ids.size();
     }
 
-    /** Every spelling with its id, and how many chars they hold in all. */
-    record Spellings(String[] tokens, int[] ids, int units) {}
+    /** Every spelling with its id: token {@code k} has id {@code ids[k]}, or {@code k} when {@code ids} is null. */
+    record Spellings(String[] tokens, int[] ids) {}
 
     /**
      * Every token in id order (a second spelling of an id after all the others): tables built in this order
      * probe least for the low ids, which vocabularies give their most frequent tokens.
      */
     Spellings spellings() {
+        if (!aliases) {
+            return new Spellings(tokens, null);
+        }
         String[] found = new String[ids.size()];
         int[] foundIds = new int[ids.size()];
         int n = 0;
-        int units = 0;
         for (int id = 0; id < tokens.length; id++) {
             if (tokens[id] != null) {
                 found[n] = tokens[id];
                 foundIds[n++] = id;
-                units += tokens[id].length();
             }
         }
-        if (aliases) {
-            for (Map.Entry<String, Integer> e : ids.entrySet()) {
-                if (!e.getKey().equals(tokens[e.getValue()])) {
-                    found[n] = e.getKey();
-                    foundIds[n++] = e.getValue();
-                    units += e.getKey().length();
-                }
+        for (Map.Entry<String, Integer> e : ids.entrySet()) {
+            if (!e.getKey().equals(tokens[e.getValue()])) {
+                found[n] = e.getKey();
+                foundIds[n++] = e.getValue();
             }
         }
-        return new Spellings(found, foundIds, units);
+        return new Spellings(found, foundIds);
     }
 }

@@ -91,7 +91,7 @@ public final class WordPieceModel implements Model {
             // The longest piece is the whole rest when the rest is a piece, which most words are.
             int rest = table.find(start == 0 ? "" : prefix, word, start, length);
             if (rest >= 0) {
-                out.add(table.id(rest), table.token(rest), starts[start], ends[length - 1], 0, 0, 0);
+                out.add(rest, vocab.token(rest), starts[start], ends[length - 1], 0, 0, 0);
                 return;
             }
             int node = start == 0 ? CharTrie.ROOT : continuing;
