@@ -160,7 +160,7 @@ class TaskCommandsTest {
         var help = run("classify", "--help");
         assertEquals(0, help.exit(), help.err());
         String example = "vectorbert classify --model cross-encoder/nli-distilroberta-base --pair \"A man is sleeping.\" \"A man sleeps on a sofa.\"";
-        assertTrue(help.out().contains(example), help.out());
+        assertTrue(help.out().replaceAll("\\s+", " ").contains(example), help.out());   // as wrapped to the usage width
         assertTrue(docs.contains("\n" + example + "\n"), "docs/cli.md has the help's --pair example");
         assertTrue(help.out().contains("premise \"A man sleeps on a sofa.\", the TEXT"), help.out());
     }
