@@ -61,6 +61,17 @@ class LoadingTest {
     }
 
     @Test
+    void aVocabularyWithoutPaddingFailsOnlyWhenAPadIsNeeded() throws IOException {
+        BertTokenizer tokenizer = BertTokenizer.fromVocab(write("vocab.txt", "[UNK]\n[CLS]\n[SEP]\nhello\n"));
+        EncodeOptions padded = EncodeOptions.defaults().withMaxLength(3).withPadding(Padding.MAX_LENGTH);
+        assertEquals(List.of("[CLS]", "hello", "[SEP]"), tokenizer.encode("hello", padded).tokens());
+        assertEquals(2, tokenizer.encodeBatch(List.of("hello", "hello"),
+                EncodeOptions.defaults().withPadding(Padding.LONGEST)).size());
+        assertEquals("this tokenizer has no padding token", message(() -> tokenizer.encode("", padded)));
+        assertEquals("the vocabulary has no padding token '[PAD]'", message(tokenizer::padTokenId));
+    }
+
+    @Test
     void windowsLineEndingsAreNotPartOfTokens() throws IOException {
         Path vocab = write("vocab.txt", SMALL_VOCAB.replace("\n", "\r\n"));
         assertEquals(List.of("hello", "world", "##s"), BertTokenizer.fromVocab(vocab).tokenize("Hello worlds"));

@@ -212,7 +212,10 @@ final class Assembly {
         t.overflowing.addAll(windows);
     }
 
-    /** Pads to {@code length} (rounded up to the multiple), on the side the options say; overflow windows too. */
+    /**
+     * Pads to {@code length} (rounded up to the multiple), on the side the options say; overflow windows too.
+     * Without a padding token ({@code pad} null) that is an error only when a pad is needed.
+     */
     static void pad(Tokens t, int length, EncodeOptions options, PipelineTokenizer.PadSettings pad) {
         int target = length;
         int multiple = options.padToMultipleOf();
@@ -224,6 +227,9 @@ final class Assembly {
         }
         if (t.size >= target) {
             return;
+        }
+        if (pad == null) {
+            throw new TokenizerException("this tokenizer has no padding token");
         }
         int missing = target - t.size;
         if (options.paddingSide() == EncodeOptions.Side.RIGHT) {

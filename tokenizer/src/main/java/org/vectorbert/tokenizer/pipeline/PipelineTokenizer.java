@@ -163,7 +163,7 @@ public final class PipelineTokenizer implements Tokenizer {
         Tokens t = Assembly.assemble(tokens(first, 0, options), second == null ? null : tokens(second, 1, options),
                 options, stages.postProcessor(), maxLength(options));
         if (options.padding() == Padding.MAX_LENGTH) {
-            Assembly.pad(t, padLength(options), options, pad());
+            Assembly.pad(t, padLength(options), options, stages.pad());
         } else if (options.padding() == Padding.LONGEST && stages.pad() != null) {
             // One text is its own batch: the library pads its overflow windows to its length and
             // all of them up to pad_to_multiple_of (stages-splits pads left to multiples of 8).
@@ -195,18 +195,11 @@ public final class PipelineTokenizer implements Tokenizer {
         List<Encoding> out = new ArrayList<>(all.size());
         for (Tokens t : all) {
             if (target >= 0) {
-                Assembly.pad(t, target, options, pad());
+                Assembly.pad(t, target, options, stages.pad());
             }
             out.add(t.toEncoding());
         }
         return out;
-    }
-
-    private PadSettings pad() {
-        if (stages.pad() == null) {
-            throw new TokenizerException("this tokenizer has no padding token");
-        }
-        return stages.pad();
     }
 
     private int padLength(EncodeOptions options) {
