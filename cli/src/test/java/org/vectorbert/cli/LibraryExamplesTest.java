@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -49,21 +48,7 @@ class LibraryExamplesTest {
         assertEquals(List.of("AttentionExample", "EmbeddingsExample", "FillMaskExample", "ServerExample", "TasksExample"),
                 classes.stream().sorted().toList(), "the public example classes of README.md and docs/");
 
-        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-        // As a user's program would compile them: everything on the class path (the tests run vectorbert's modules on the module path).
-        String classPath = System.getProperty("java.class.path") + java.io.File.pathSeparator + System.getProperty("jdk.module.path", "");
-        List<String> args = new ArrayList<>(List.of("-classpath", classPath,
-                "--add-modules", "jdk.incubator.vector", "-proc:none", "-Xlint:all,-incubating", "-Werror",
-                "-d", work.toString()));
-        args.addAll(files);
-        StringWriter diagnostics = new StringWriter();
-        int exit = javac.run(null, null, new PrintStream(new java.io.OutputStream() {
-            @Override
-            public void write(int b) {
-                diagnostics.write(b);
-            }
-        }, true, StandardCharsets.UTF_8), args.toArray(String[]::new));
-        assertEquals(0, exit, diagnostics.toString());
+        assertEquals(0, javac(files, work, "-Werror"), diagnostics);
 
         // The examples use the default model: point the cache at the test's copy of bert-base-uncased.
         Path home = work.resolve("home");
@@ -125,25 +110,29 @@ class LibraryExamplesTest {
             }
         }
         assertTrue(files.size() >= 3, files.size() + " fragments");
-        assertEquals(0, javac(files), diagnostics);
+        assertEquals(0, javac(files, work.resolve("fragments")), diagnostics);
     }
 
     private String diagnostics = "";
 
-    /** javac over these files, as a user's program compiles them: everything on the class path. */
-    private int javac(List<String> files) {
+    /**
+     * javac over these files into {@code out}, as a user's program compiles them: everything on the class path (the
+     * tests run vectorbert's modules on the module path). Its messages are left in {@link #diagnostics}.
+     */
+    private int javac(List<String> files, Path out, String... extra) {
         String classPath = System.getProperty("java.class.path") + java.io.File.pathSeparator + System.getProperty("jdk.module.path", "");
         List<String> args = new ArrayList<>(List.of("-classpath", classPath,
-                "--add-modules", "jdk.incubator.vector", "-proc:none", "-Xlint:all,-incubating", "-d", work.resolve("fragments").toString()));
+                "--add-modules", "jdk.incubator.vector", "-proc:none", "-Xlint:all,-incubating", "-d", out.toString()));
+        args.addAll(List.of(extra));
         args.addAll(files);
-        StringWriter out = new StringWriter();
+        StringWriter messages = new StringWriter();
         int exit = ToolProvider.getSystemJavaCompiler().run(null, null, new PrintStream(new java.io.OutputStream() {
             @Override
             public void write(int b) {
-                out.write(b);
+                messages.write(b);
             }
         }, true, StandardCharsets.UTF_8), args.toArray(String[]::new));
-        diagnostics = out.toString();
+        diagnostics = messages.toString();
         return exit;
     }
 
