@@ -146,7 +146,7 @@ final class ServeClient {
                     + ", so its answers cannot be told apart; run without --server");
         }
         String problemType = classifier.path("problem_type").isTextual() ? classifier.get("problem_type").textValue() : null;
-        return new Labels(List.of(names), problemType, null);
+        return new Labels(List.of(names), problemType);
     }
 
     /** POSTs {@code body} as JSON to {@code route} (relative, such as "fill-mask") and returns the answer. */

@@ -9,14 +9,12 @@ import java.util.Map;
 /**
  * What config.json says about a task head's outputs: the label of each output ({@code id2label},
  * checked against {@code label2id} and {@code num_labels}; transformers' {@code LABEL_i} when
- * absent), the {@code problem_type}, and sentence-transformers' CrossEncoder activation, which
- * decide how scores are made of logits.
+ * absent) and the {@code problem_type}, which decide how scores are made of logits.
  *
- * @param names                  the label of output i, in id order
- * @param problemType            "regression", "single_label_classification", "multi_label_classification", or null
- * @param crossEncoderActivation the CrossEncoder's stored activation ("Sigmoid", "Identity", ...), or null
+ * @param names       the label of output i, in id order
+ * @param problemType "regression", "single_label_classification", "multi_label_classification", or null
  */
-public record Labels(List<String> names, String problemType, String crossEncoderActivation) {
+public record Labels(List<String> names, String problemType) {
     private static final List<String> PROBLEM_TYPES = List.of("regression", "single_label_classification", "multi_label_classification");
 
     /** Copies the names. */
@@ -91,20 +89,7 @@ public record Labels(List<String> names, String problemType, String crossEncoder
         if (problem != null && !PROBLEM_TYPES.contains(problem)) {
             throw new LoaderException(source + ": problem_type '" + problem + "' is not one of " + String.join(", ", PROBLEM_TYPES));
         }
-        return new Labels(names, problem, crossEncoderActivation(config));
-    }
-
-    /** The CrossEncoder's activation class's simple name, from either key sentence-transformers has used. */
-    private static String crossEncoderActivation(JsonNode config) {
-        JsonNode v = config.path("sentence_transformers").path("activation_fn");
-        if (!v.isTextual()) {
-            v = config.path("sbert_ce_default_activation_function");
-        }
-        if (!v.isTextual()) {
-            return null;
-        }
-        String path = v.asText();
-        return path.substring(path.lastIndexOf('.') + 1);
+        return new Labels(names, problem);
     }
 
     /**

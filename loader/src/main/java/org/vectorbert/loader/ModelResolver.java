@@ -31,6 +31,10 @@ import java.util.regex.Pattern;
  * </ol>
  */
 public final class ModelResolver {
+    /** The files the tokenizer module builds a tokenizer from (its {@code TokenizerFiles}), any one enough for a directory. */
+    private static final List<String> TOKENIZER_FILES = List.of("tokenizer.json", "vocab.txt", "vocab.json",
+            "sentencepiece.bpe.model", "spiece.model");
+
     /** Hears what resolving a model does: lines for the user, and progress of long steps. */
     public interface Listener {
         /**
@@ -188,7 +192,7 @@ public final class ModelResolver {
                 return converted(local, converter.get(), listener);
             }
             // A tokenizer-only directory is fine for tokenizing; what needs weights says what is missing.
-            if (Files.isRegularFile(local.resolve("vocab.txt")) || Files.isRegularFile(local.resolve("tokenizer.json"))) {
+            if (TOKENIZER_FILES.stream().anyMatch(name -> Files.isRegularFile(local.resolve(name)))) {
                 return local;
             }
             throw new LoaderException(local + " is neither a Hugging Face model directory (no config.json) nor" + converters());

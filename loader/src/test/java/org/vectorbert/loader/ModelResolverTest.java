@@ -393,6 +393,15 @@ class ModelResolverTest {
     }
 
     @Test
+    void aDirectoryWithOnlyATokenizerOfAnyKindIsUsedAsItIs() throws IOException {
+        for (String file : List.of("tokenizer.json", "vocab.txt", "vocab.json", "sentencepiece.bpe.model", "spiece.model")) {
+            Path dir = Files.createDirectories(work.resolve("tokenizer-only-" + file));
+            Files.writeString(dir.resolve(file), "");
+            assertEquals(dir, ModelResolver.resolve(dir.toString(), hub(null), listener), file);
+        }
+    }
+
+    @Test
     void idsParseAsTheHubSpellsThem() {
         assertEquals(new ModelResolver.HubId("bert-base-uncased", "main"), ModelResolver.HubId.parse("bert-base-uncased"));
         assertEquals(new ModelResolver.HubId("google-bert/bert-base-uncased", "refs/pr/1"),
