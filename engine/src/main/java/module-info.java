@@ -1,6 +1,6 @@
 /**
  * The BERT encoder on the Vector API: the model's blocks and their kernels, and the pipelines a
- * library user calls (Embeddings, FillMask, BertModel). Only the API package is exported.
+ * library user calls (Embeddings, FillMask, Encoder). Only the API package is exported.
  */
 module org.vectorbert.engine {
     requires transitive org.vectorbert.loader;

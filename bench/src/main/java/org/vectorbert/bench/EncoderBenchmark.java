@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.vectorbert.engine.Batch;
 import org.vectorbert.engine.BertModel;
+import org.vectorbert.engine.Encoder;
 import org.vectorbert.engine.FillMask;
 import org.vectorbert.engine.FillMaskOptions;
 import org.vectorbert.engine.Parallel;
@@ -27,9 +28,9 @@ public final class EncoderBenchmark {
             Batch batch = batch(shape[0], shape[1], bert.config().vocabSize());
             boolean large = shape[0] * shape[1] >= 1024;
             // Short passes get more warm-up: the JIT must have compiled every kernel before timing starts.
-            Measure m = Measure.of(large ? 3 : 30, large ? 5 : 21, () -> bert.forward(batch, BertModel.Request.lastHiddenState()));
+            Measure m = Measure.of(large ? 3 : 30, large ? 5 : 21, () -> bert.forward(batch, Encoder.Request.lastHiddenState()));
             double gflop = flops(bert.config(), shape[0], shape[1]) / 1e9;
-            long allocated = allocatedBy(() -> bert.forward(batch, BertModel.Request.lastHiddenState()));
+            long allocated = allocatedBy(() -> bert.forward(batch, Encoder.Request.lastHiddenState()));
             System.out.printf("encoder %d x %-3d: median %7.1f ms (best %7.1f), %.1f GFLOP, %.0f GFLOP/s;"
                             + " allocated per pass %.2f MB (the hidden-state output is %.2f MB)%n",
                     shape[0], shape[1], m.medianSeconds() * 1e3, m.minSeconds() * 1e3, gflop, gflop / m.medianSeconds(),

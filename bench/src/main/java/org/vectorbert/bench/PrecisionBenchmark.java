@@ -7,7 +7,7 @@ import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
 import org.vectorbert.engine.Batch;
-import org.vectorbert.engine.BertModel;
+import org.vectorbert.engine.Encoder;
 import org.vectorbert.engine.FillMask;
 import org.vectorbert.engine.FillMaskOptions;
 import org.vectorbert.engine.Parallel;
@@ -68,8 +68,8 @@ public final class PrecisionBenchmark {
             }
             int[] ids = f32.tokenizer().encode(q).ids();
             Batch batch = Batch.of(ids, new int[ids.length]);
-            float[] ha = f32.model().forward(batch, BertModel.Request.lastHiddenState()).lastHiddenState();
-            float[] hb = bf16.model().forward(batch, BertModel.Request.lastHiddenState()).lastHiddenState();
+            float[] ha = f32.model().forward(batch, Encoder.Request.lastHiddenState()).lastHiddenState();
+            float[] hb = bf16.model().forward(batch, Encoder.Request.lastHiddenState()).lastHiddenState();
             for (int i = 0; i < ha.length; i++) {
                 double d = Math.abs(ha[i] - hb[i]);
                 worstHidden = Math.max(worstHidden, d);
@@ -91,8 +91,8 @@ public final class PrecisionBenchmark {
             Batch batch = EncoderBenchmark.batch(shape[0], shape[1], vocab);
             boolean large = shape[0] * shape[1] >= 1024;
             Measure[] m = Measure.interleaved(large ? 3 : 30, large ? 7 : 31,
-                    () -> f32.model().forward(batch, BertModel.Request.lastHiddenState()),
-                    () -> bf16.model().forward(batch, BertModel.Request.lastHiddenState()));
+                    () -> f32.model().forward(batch, Encoder.Request.lastHiddenState()),
+                    () -> bf16.model().forward(batch, Encoder.Request.lastHiddenState()));
             System.out.printf("encoder %d x %-3d: f32 %7.1f ms, bf16 %7.1f ms (median; best %.1f / %.1f): bf16/f32 %.2f%n",
                     shape[0], shape[1], m[0].medianMs(), m[1].medianMs(), m[0].minMs(), m[1].minMs(),
                     m[1].medianSeconds() / m[0].medianSeconds());

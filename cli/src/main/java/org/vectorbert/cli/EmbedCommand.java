@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import org.vectorbert.common.Excerpt;
 import org.vectorbert.engine.Batch;
-import org.vectorbert.engine.BertModel;
+import org.vectorbert.engine.Encoder;
 import org.vectorbert.engine.EmbeddingOptions;
 import org.vectorbert.engine.Embeddings;
 import org.vectorbert.engine.EngineException;
@@ -265,7 +265,7 @@ final class EmbedCommand implements Callable<Integer> {
             List<Embeddings.Prepared> pass = prepared.subList(from, to);
             Batch ids = Batch.of(pass.stream().map(Embeddings.Prepared::ids).toList(), pass.stream().map(Embeddings.Prepared::typeIds).toList(),
                     embeddings.tokenizer().padTokenId());
-            float[] state = embeddings.model().forward(ids, BertModel.Request.lastHiddenState().withAllHiddenStates()).hiddenStates().get(index);
+            float[] state = embeddings.model().forward(ids, Encoder.Request.lastHiddenState().withAllHiddenStates()).hiddenStates().get(index);
             for (int b = 0; b < pass.size(); b++) {
                 Embeddings.Prepared p = pass.get(b);
                 int start = b * ids.length() * hidden;

@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import org.vectorbert.common.VectorbertException;
 import org.vectorbert.engine.BertModel;
+import org.vectorbert.engine.Encoder;
 import org.vectorbert.engine.HeadKind;
 import org.vectorbert.loader.BertCheckpoint;
 import org.vectorbert.loader.BertConfig;
@@ -119,7 +120,7 @@ final class InspectCommand implements Callable<Integer> {
             return problems;
         }
         try {
-            BertModel.tokenizerMismatch(t.tokenizer(), c.config()).ifPresent(problems::add);
+            Encoder.tokenizerMismatch(t.tokenizer(), c.config()).ifPresent(problems::add);
         } catch (VectorbertException e) {
             problems.add("the tokenizer does not load: " + e.getMessage());
         }

@@ -9,7 +9,7 @@ import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Properties;
 import org.vectorbert.common.VectorbertException;
-import org.vectorbert.engine.BertModel;
+import org.vectorbert.engine.Encoder;
 import org.vectorbert.engine.TextTooLongException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -179,7 +179,7 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
          */
         static String vectorWidth() {
             if (ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent() || System.getProperty("vectorbert.vector.bits") != null) {
-                return BertModel.vectorBits() + "-bit vectors";
+                return Encoder.vectorBits() + "-bit vectors";
             }
             try {
                 java.lang.reflect.Method maxLanes = Class.forName("jdk.internal.vm.vector.VectorSupport").getMethod("getMaxLaneCount", Class.class);

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.vectorbert.engine.Batch;
 import org.vectorbert.engine.BertModel;
+import org.vectorbert.engine.Encoder;
 import org.vectorbert.tokenizer.Encoding;
 import org.vectorbert.tokenizer.Tokenizer;
 
@@ -37,7 +38,7 @@ class EmbedLayerTest {
                 JsonNode line = r.jsonLines().get(t);
                 assertEquals(index, line.get("layer").asInt());
                 Encoding e = tokenizer.encode(texts.get(t));
-                float[] want = library.forward(Batch.of(e.ids(), e.typeIds()), BertModel.Request.lastHiddenState().withAllHiddenStates())
+                float[] want = library.forward(Batch.of(e.ids(), e.typeIds()), Encoder.Request.lastHiddenState().withAllHiddenStates())
                         .hiddenStates().get(index);
                 JsonNode rows = line.get("hidden_state");
                 assertEquals(e.ids().length, rows.size());

@@ -213,7 +213,7 @@ class LauncherTest {
         for (Map<String, String> also : List.of(Map.<String, String>of(), Map.of("VECTORBERT_AOT", "0"))) {
             Process version = start(also, "--version");
             assertEquals(0, version.waitFor(), stderr());
-            assertTrue(Files.readString(work.resolve("stdout")).endsWith(", " + org.vectorbert.engine.BertModel.vectorBits() + "-bit vectors)\n"),
+            assertTrue(Files.readString(work.resolve("stdout")).endsWith(", " + org.vectorbert.engine.Encoder.vectorBits() + "-bit vectors)\n"),
                     Files.readString(work.resolve("stdout")));
             assertEquals("", stderr());
         }

@@ -1,7 +1,5 @@
 package org.vectorbert.engine;
 
-import org.vectorbert.loader.BertConfig;
-
 /** The feed-forward activation, by config.json's hidden_act. */
 enum Activation {
     /** gelu: exact, with erf. */
@@ -9,10 +7,6 @@ enum Activation {
     /** gelu_new, gelu_pytorch_tanh: the tanh approximation. */
     GELU_TANH,
     RELU;
-
-    static Activation of(BertConfig config) {
-        return of(config.hiddenAct());
-    }
 
     /** The activation Hugging Face calls {@code name}. */
     static Activation of(String name) {

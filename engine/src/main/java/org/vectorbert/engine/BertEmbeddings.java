@@ -33,7 +33,7 @@ record BertEmbeddings(PackedMatrix words, String wordsName, float[] positions, f
         PackedMatrix words = scope.packed(wordTensor, null, Precision.F32);
         return new BertEmbeddings(words, wordTensor.name(), scope.matrix("position_embeddings.weight", c.maxPositionEmbeddings(), e),
                 c.hasTokenTypes() ? scope.matrix("token_type_embeddings.weight", c.typeVocabSize(), e) : null,
-                LayerNorm.load(scope.child("LayerNorm"), e, c),
+                LayerNorm.load(scope.child("LayerNorm"), e, c.layerNormEps()),
                 e == c.hiddenSize() ? Optional.empty() : Optional.of(projection.linear(e, c.hiddenSize())),
                 e, c.positionsSkipPadding(), c.padTokenId());
     }

@@ -19,7 +19,7 @@ record BertEncoder(List<BertLayer> layers, LayerNorm finalLayerNorm) {
                 layers[l] = BertLayer.load(scope.child("layer." + l), c);
             }
         });
-        return new BertEncoder(List.of(layers), c.finalLayerNorm() ? LayerNorm.load(scope.child("final_layer_norm"), c) : null);
+        return new BertEncoder(List.of(layers), c.finalLayerNorm() ? LayerNorm.load(scope.child("final_layer_norm"), c.hiddenSize(), c.layerNormEps()) : null);
     }
 
     /** Where a pass keeps what its request asks of each layer, layer after layer. */
@@ -31,7 +31,7 @@ record BertEncoder(List<BertLayer> layers, LayerNorm finalLayerNorm) {
      * With a {@code selection} (never with anything kept per layer), the last layer and the final LayerNorm compute the
      * selected rows alone, and leave the others as the layer before left them.
      */
-    void forward(float[] x, Batch batch, RowLayout layout, Workspace ws, BertModel.Request request, Kept kept, RowSelection selection) {
+    void forward(float[] x, Batch batch, RowLayout layout, Workspace ws, Encoder.Request request, Kept kept, RowSelection selection) {
         if (selection != null) {
             List<BertLayer> before = layers.subList(0, layers.size() - 1);
             for (BertLayer layer : before) {

@@ -26,7 +26,7 @@ record BertLayer(BertSelfAttention attention, DenseAndNorm attentionOutput, Pack
      */
     record DenseAndNorm(PackedMatrix dense, LayerNorm layerNorm) {
         static DenseAndNorm load(Scope scope, int in, BertConfig c) {
-            return new DenseAndNorm(scope.child("dense").linear(in, c.hiddenSize()), LayerNorm.load(scope.child("LayerNorm"), c));
+            return new DenseAndNorm(scope.child("dense").linear(in, c.hiddenSize()), LayerNorm.load(scope.child("LayerNorm"), c.hiddenSize(), c.layerNormEps()));
         }
 
         long bytes() {
@@ -37,7 +37,7 @@ record BertLayer(BertSelfAttention attention, DenseAndNorm attentionOutput, Pack
     static BertLayer load(Scope scope, BertConfig c) {
         return new BertLayer(BertSelfAttention.load(scope.child("attention.self"), c),
                 DenseAndNorm.load(scope.child("attention.output"), c.hiddenSize(), c),
-                scope.child("intermediate.dense").linear(c.hiddenSize(), c.intermediateSize()), Activation.of(c),
+                scope.child("intermediate.dense").linear(c.hiddenSize(), c.intermediateSize()), Activation.of(c.hiddenAct()),
                 DenseAndNorm.load(scope.child("output"), c.intermediateSize(), c), c.preLayerNorm(), c.hiddenSize());
     }
 

@@ -35,7 +35,7 @@ record BertMlmHead(PackedMatrix transform, Activation activation, LayerNorm laye
         PackedMatrix decoder = share ? embeddings.words().withBias(bias.toFloatArray())
                 : scope.packed(decoderWeight, bias, scope.precision());
         return new BertMlmHead(scope.child("transform.dense").linear(h, e), Activation.of(c.mlmActivation()),
-                LayerNorm.load(scope.child("transform.LayerNorm"), e, c), decoder, share);
+                LayerNorm.load(scope.child("transform.LayerNorm"), e, c.layerNormEps()), decoder, share);
     }
 
     @Override

@@ -8,14 +8,12 @@ import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.vectorbert.loader.BertCheckpoint;
 import org.vectorbert.loader.BertConfig;
 import org.vectorbert.loader.Labels;
-import org.vectorbert.tokenizer.Tokenizer;
 
 /**
  * A BERT encoder with its optional heads, built as Hugging Face's {@code BertForMaskedLM} is:
@@ -27,7 +25,7 @@ import org.vectorbert.tokenizer.Tokenizer;
  * closed after loading, so the weights are resident once. Thread-safe: a forward pass keeps its
  * working buffers to itself.
  */
-public final class BertModel {
+public final class BertModel implements Encoder {
     private final Path directory;
     private final BertConfig config;
     private final Precision precision;
@@ -60,9 +58,9 @@ public final class BertModel {
         heads = new EnumMap<>(HeadKind.class);
         missingHeads = new EnumMap<>(HeadKind.class);
         for (HeadKind kind : HeadKind.values()) {
-            kind.find(root, config, embeddings).ifPresentOrElse(h -> heads.put(kind, h),
+            BertHeads.find(kind, root, config, embeddings).ifPresentOrElse(h -> heads.put(kind, h),
                     () -> missingHeads.put(kind, directory + " has no " + kind.title() + " head (missing "
-                            + String.join(", ", kind.missing(root)) + ")"));
+                            + String.join(", ", BertHeads.missing(kind, root)) + ")"));
         }
         labels = heads.containsKey(HeadKind.SEQUENCE_CLASSIFIER) || heads.containsKey(HeadKind.TOKEN_CLASSIFIER)
                 ? checkpoint.labels() : null;
@@ -108,7 +106,7 @@ public final class BertModel {
         Scope root = Scope.root(checkpoint, Precision.F32);
         Set<HeadKind> found = EnumSet.noneOf(HeadKind.class);
         for (HeadKind kind : HeadKind.values()) {
-            if (kind.isIn(root)) {
+            if (BertHeads.isIn(kind, root)) {
                 found.add(kind);
             }
         }
@@ -116,83 +114,43 @@ public final class BertModel {
     }
 
     /** {@return how the weight matrices are held} */
+    @Override
     public Precision precision() {
         return precision;
     }
 
     /** {@return bytes of weights the model holds in memory (a tied decoder counted once)} */
+    @Override
     public long weightBytes() {
         return embeddings.bytes() + encoder.bytes() + heads.values().stream().mapToLong(Head::bytes).sum();
     }
 
     /** {@return the validated configuration the weights were checked against} */
+    @Override
     public BertConfig config() {
         return config;
     }
 
     /** {@return the model directory the weights came from} */
+    @Override
     public Path directory() {
         return directory;
     }
 
-    /**
-     * Bits per vector of this JVM's kernels (128, 256 or 512): the machine's preferred shape, or
-     * {@code -Dvectorbert.vector.bits}. The packed weights' layout depends on it; {@code vectorbert --version} prints it.
-     *
-     * @return the bits per vector
-     */
-    public static int vectorBits() {
-        return Lanes.BITS;
-    }
-
-    /** {@return whether the checkpoint has the pooler ({@code bert.pooler.dense})} */
-    public boolean hasPooler() {
-        return heads.containsKey(HeadKind.POOLER);
-    }
-
-    /** {@return whether the checkpoint has a complete masked-language-model head ({@code cls.predictions} or the family's)} */
-    public boolean hasMlmHead() {
-        return heads.containsKey(HeadKind.MASKED_LM);
-    }
-
     /** {@return config.json's labels of the classifier's outputs ({@code id2label}, {@code problem_type}); null without a classifier} */
+    @Override
     public Labels labels() {
         return labels;
     }
 
     /** {@return the heads the checkpoint has} */
+    @Override
     public Set<HeadKind> heads() {
         return Collections.unmodifiableSet(heads.keySet());
     }
 
-    /**
-     * Refuses a tokenizer whose ids run past the word embeddings: a token the weights have no row for
-     * would fail deep in a forward pass, or (as a fill-mask target) index past the scores.
-     */
-    void requireFits(Tokenizer tokenizer) {
-        tokenizerMismatch(tokenizer, config).ifPresent(why -> {
-            throw new EngineException(why + " (" + directory + "): the tokenizer files do not belong to these weights");
-        });
-    }
-
-    /**
-     * Why {@code tokenizer} does not fit weights with {@code config}'s vocabulary, or empty: its ids must not run past
-     * the word embeddings. The one check behind loading a model and {@code vectorbert inspect}'s problems.
-     *
-     * @param tokenizer the tokenizer
-     * @param config    the weights' configuration
-     * @return the reason, one sentence
-     */
-    public static Optional<String> tokenizerMismatch(Tokenizer tokenizer, BertConfig config) {
-        int tokens = tokenizer.vocabSize();
-        return tokens > config.vocabSize()
-                ? Optional.of("the tokenizer's vocabulary has " + tokens + " tokens but the model's word embeddings have "
-                        + config.vocabSize() + " rows (vocab_size)")
-                : Optional.empty();
-    }
-
-    /** Throws, naming what is missing, when the model has no masked-language-model head. */
-    void requireMlmHead() {
+    @Override
+    public void requireMlmHead() {
         // An ELECTRA discriminator never has one: its masked LM is the generator, another model of the same checkpoint.
         boolean discriminator = config.architectures().contains("ElectraForPreTraining");
         requireHead(HeadKind.MASKED_LM, ": it can give embeddings but not fill-mask" + (discriminator ? " (it is an ELECTRA"
@@ -200,148 +158,14 @@ public final class BertModel {
                 + " --electra-generator)" : ""));
     }
 
-    /** Throws, naming what is missing and then {@code consequence}, when the model lacks {@code kind}. */
-    void requireHead(HeadKind kind, String consequence) {
+    @Override
+    public void requireHead(HeadKind kind, String consequence) {
         if (!heads.containsKey(kind)) {
             throw new EngineException(missingHeads.get(kind) + consequence);
         }
     }
 
-    /**
-     * What a forward pass should return beyond the last hidden state.
-     *
-     * @param heads           the heads to run, each at the rows of the batch given (row = sequence · length +
-     *                        position); null rows mean the first token of each sequence
-     * @param readRows        the rows of the batch at which the caller reads the last hidden state, beside the heads'
-     *                        rows, or null for every row (see {@link #lastHiddenStateOnlyAt})
-     * @param allHiddenStates whether to keep every layer's output
-     * @param attentions      whether to keep each layer's attention probabilities
-     * @param queriesAndKeys  whether to keep each layer's queries and keys
-     */
-    public record Request(boolean allHiddenStates, boolean attentions, boolean queriesAndKeys, Map<HeadKind, int[]> heads,
-                          int[] readRows) {
-        /** Copies the heads' map and the rows. */
-        public Request {
-            Map<HeadKind, int[]> copy = new EnumMap<>(HeadKind.class);
-            copy.putAll(heads);
-            heads = Collections.unmodifiableMap(copy);
-            readRows = readRows == null ? null : readRows.clone();
-        }
-
-        /** {@return the last hidden state only: the cheapest request} */
-        public static Request lastHiddenState() {
-            return new Request(false, false, false, Map.of(), null);
-        }
-
-        /**
-         * The caller reads the last hidden state at these rows of the batch alone (row = sequence · length + position),
-         * beside the heads' rows: none for a fill-mask or a classifier, each [CLS] for [CLS] pooling. The last layer then
-         * computes only those rows (the same floats as in the whole pass), and every other row of the output's last
-         * hidden state is NaN. Ignored when the request keeps anything per layer, or asks for a padding position.
-         *
-         * @param rows rows of the batch (row = sequence · length + position)
-         * @return a new request
-         */
-        public Request lastHiddenStateOnlyAt(int... rows) {
-            return new Request(allHiddenStates, attentions, queriesAndKeys, heads, rows);
-        }
-
-        /**
-         * Also every layer's output, embeddings first, as transformers' {@code hidden_states}.
-         *
-         * @return a new request
-         */
-        public Request withAllHiddenStates() {
-            return new Request(true, attentions, queriesAndKeys, heads, readRows);
-        }
-
-        /**
-         * Also each layer's attention probabilities.
-         *
-         * @return a new request
-         */
-        public Request withAttentions() {
-            return new Request(allHiddenStates, true, queriesAndKeys, heads, readRows);
-        }
-
-        /**
-         * Also each layer's queries and keys, after the projection (bias included) and before the
-         * scores: what bertviz's neuron view shows.
-         *
-         * @return a new request
-         */
-        public Request withQueriesAndKeys() {
-            return new Request(allHiddenStates, attentions, true, heads, readRows);
-        }
-
-        /**
-         * Also the head {@code kind} at these rows of the batch (row = sequence · length + position); null for each
-         * sequence's first token.
-         *
-         * @param kind the head
-         * @param rows rows of the batch, or null for each sequence's first token
-         * @return a new request
-         */
-        public Request withHead(HeadKind kind, int[] rows) {
-            Map<HeadKind, int[]> more = new EnumMap<>(HeadKind.class);
-            more.putAll(heads);
-            more.put(kind, rows == null ? null : rows.clone());
-            return new Request(allHiddenStates, attentions, queriesAndKeys, more, readRows);
-        }
-
-        /**
-         * Also the pooler output, tanh(W·h[CLS] + b), per sequence.
-         *
-         * @return a new request
-         */
-        public Request withPooled() {
-            return withHead(HeadKind.POOLER, null);
-        }
-
-        /**
-         * MLM logits at these rows of the batch (row = sequence · length + position).
-         *
-         * @param rows rows of the batch (row = sequence · length + position)
-         * @return a new request
-         */
-        public Request withMlmLogitsAt(int... rows) {
-            return withHead(HeadKind.MASKED_LM, rows);
-        }
-    }
-
-    /**
-     * The results of a forward pass; arrays are row-major.
-     *
-     * @param lastHiddenState [size, length, hidden]
-     * @param hiddenStates    embedding output and every layer's output, each [size, length, hidden]; empty unless asked
-     * @param attentions      per layer, probabilities [size, heads, length, length]; empty unless asked
-     * @param queries         per layer, [size, length, hidden] with head h in columns h·d .. h·d + d - 1; empty
-     *                        unless asked
-     * @param keys            per layer, laid out as queries; empty unless asked
-     * @param heads           each head asked for: [rows asked, the head's width]
-     * @param batch           the batch the pass ran over
-     */
-    public record Output(Batch batch, float[] lastHiddenState, List<float[]> hiddenStates, List<float[]> attentions,
-                         List<float[]> queries, List<float[]> keys, Map<HeadKind, float[]> heads) {
-        /** {@return the pooler output, [size, hidden], or null unless asked} */
-        public float[] pooled() {
-            return heads.get(HeadKind.POOLER);
-        }
-
-        /** {@return MLM logits, [rows asked, vocab], or null unless asked} */
-        public float[] mlmLogits() {
-            return heads.get(HeadKind.MASKED_LM);
-        }
-    }
-
-    /**
-     * Runs the encoder, and the heads asked for, over a batch. Padded positions hold what transformers computes there
-     * (their queries attend to the real keys).
-     *
-     * @param batch   token ids, padded to one length
-     * @param request what to return beyond the last hidden state
-     * @return the results
-     */
+    @Override
     public Output forward(Batch batch, Request request) {
         return forward(batch, request, RowLayout.padded(batch), out -> new Output(batch,
                 Arrays.copyOf(out.lastHiddenState(), batch.rows() * config.hiddenSize()),
@@ -349,16 +173,12 @@ public final class BertModel {
     }
 
     /**
-     * Runs the encoder over a batch and hands the output to {@code reader}, whose last hidden state is
-     * the pass's own buffer: valid only inside {@code reader}, and possibly longer than the batch needs.
-     * The pipelines read what they need from it, so a steady stream of batches allocates no hidden
-     * state: a new array of several MB per batch goes straight to the old generation and grows the heap.
+     * {@inheritDoc}
      *
-     * <p>For the pipelines, which read real positions only: the pass computes no padding ({@link RowLayout#packed}),
-     * and the padded rows of the last hidden state are zeros; a request for all hidden states, attentions or queries
-     * and keys gets the padded layout, as {@link #forward(Batch, Request)} does.
+     * <p>Here the pass computes no padding ({@link RowLayout#packed}) unless the request keeps anything per layer.
      */
-    <T> T forward(Batch batch, Request request, Function<Output, T> reader) {
+    @Override
+    public <T> T forward(Batch batch, Request request, Function<Output, T> reader) {
         boolean perLayer = request.allHiddenStates() || request.attentions() || request.queriesAndKeys();
         return forward(batch, request, perLayer ? RowLayout.padded(batch) : RowLayout.packed(batch), reader);
     }
@@ -371,7 +191,7 @@ public final class BertModel {
         }
         Workspace ws = spare.getAndSet(null);
         if (ws == null || !ws.fits(batch)) {
-            ws = new Workspace(batch, config);
+            ws = new Workspace(batch, config.hiddenSize(), config.intermediateSize());
         }
         try {
             float[] x = ws.x;

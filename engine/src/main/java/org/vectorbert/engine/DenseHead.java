@@ -2,7 +2,6 @@ package org.vectorbert.engine;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.vectorbert.loader.BertConfig;
 import org.vectorbert.loader.Family;
 import org.vectorbert.loader.LoaderException;
 
@@ -18,10 +17,10 @@ import org.vectorbert.loader.LoaderException;
  */
 record DenseHead(List<PackedMatrix> layers, List<String> activations) implements Head {
     /**
-     * The layers {@code dense} under {@code root}, all hidden-wide but the last, which gives {@code outputs}
+     * The layers {@code dense} under {@code root}, all {@code hidden} wide but the last, which gives {@code outputs}
      * numbers ({@code what} says why that many, in a message when the checkpoint's last layer gives another count).
      */
-    static DenseHead load(Scope root, List<Family.Dense> dense, BertConfig c, int outputs, String what) {
+    static DenseHead load(Scope root, List<Family.Dense> dense, int hidden, int outputs, String what) {
         List<PackedMatrix> layers = new ArrayList<>();
         List<String> activations = new ArrayList<>();
         for (int i = 0; i < dense.size(); i++) {
@@ -34,7 +33,7 @@ record DenseHead(List<PackedMatrix> layers, List<String> activations) implements
                             + " outputs but " + what);
                 }
             }
-            layers.add(s.linear(c.hiddenSize(), last ? outputs : c.hiddenSize()));
+            layers.add(s.linear(hidden, last ? outputs : hidden));
             activations.add(dense.get(i).activation());
         }
         return new DenseHead(List.copyOf(layers), List.copyOf(activations));

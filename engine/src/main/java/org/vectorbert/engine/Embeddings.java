@@ -28,7 +28,7 @@ import org.vectorbert.tokenizer.Truncation;
  * }</pre>
  */
 public final class Embeddings {
-    private final BertModel model;
+    private final Encoder model;
     private final Tokenizer tokenizer;
     /** The model's sentence-transformers settings, if it has any. */
     private final Optional<SentenceTransformersConfig> declared;
@@ -40,7 +40,7 @@ public final class Embeddings {
     private final int promptTokens;
     private final boolean lowercase;
 
-    private Embeddings(BertModel model, Tokenizer tokenizer, Optional<SentenceTransformersConfig> declared,
+    private Embeddings(Encoder model, Tokenizer tokenizer, Optional<SentenceTransformersConfig> declared,
                        EmbeddingOptions asked) {
         model.requireFits(tokenizer);
         this.model = model;
@@ -115,7 +115,7 @@ public final class Embeddings {
      * @param options   the options; null fields are the model's declarations
      * @return the pipeline
      */
-    public static Embeddings of(BertModel model, Tokenizer tokenizer, EmbeddingOptions options) {
+    public static Embeddings of(Encoder model, Tokenizer tokenizer, EmbeddingOptions options) {
         return new Embeddings(model, tokenizer, SentenceTransformersConfig.read(model.directory()), options);
     }
 
@@ -178,7 +178,7 @@ public final class Embeddings {
     }
 
     /** {@return the encoder} */
-    public BertModel model() {
+    public Encoder model() {
         return model;
     }
 
@@ -331,7 +331,7 @@ public final class Embeddings {
         boolean queriesAndKeys = List.of(include).contains(Include.QUERIES_AND_KEYS);
         Batch ids = Batch.of(batch.stream().map(Prepared::ids).toList(), batch.stream().map(Prepared::typeIds).toList(),
                 tokenizer.padTokenId());
-        BertModel.Request request = BertModel.Request.lastHiddenState();
+        Encoder.Request request = Encoder.Request.lastHiddenState();
         request = options.pooling().contains(Pooling.POOLER) ? request.withPooled() : request;
         request = attentions ? request.withAttentions() : request;
         request = queriesAndKeys ? request.withQueriesAndKeys() : request;
@@ -359,7 +359,7 @@ public final class Embeddings {
      * The request, reading the last hidden state only where the pooling reads it when that is one token a text ([CLS],
      * the last token, the pooler's [CLS]): the last layer then computes those rows alone ({@link RowSelection}).
      */
-    private BertModel.Request readOnlyWhatPools(BertModel.Request request, Batch ids) {
+    private Encoder.Request readOnlyWhatPools(Encoder.Request request, Batch ids) {
         List<Pooling> modes = options.pooling();
         if (!Set.of(Pooling.CLS, Pooling.LAST_TOKEN, Pooling.POOLER).containsAll(modes)) {
             return request;
@@ -391,7 +391,7 @@ public final class Embeddings {
     }
 
     /** Sequence b's probabilities; the batch is padded to its length, so its rows and keys are read as such. */
-    private float[][][][] attentions(BertModel.Output out, int b) {
+    private float[][][][] attentions(Encoder.Output out, int b) {
         int length = out.batch().length();
         int n = out.batch().lengths()[b];
         int heads = model.config().numAttentionHeads();

@@ -21,7 +21,7 @@ import org.vectorbert.tokenizer.Tokenizer;
  * }</pre>
  */
 public final class FillMask {
-    private final BertModel model;
+    private final Encoder model;
     private final Tokenizer tokenizer;
     /** The targets' ids, in the order given (empty: rank the whole vocabulary). */
     private final int[] targetIds;
@@ -53,7 +53,7 @@ public final class FillMask {
         }
     }
 
-    private FillMask(BertModel model, Tokenizer tokenizer, FillMaskOptions options) {
+    private FillMask(Encoder model, Tokenizer tokenizer, FillMaskOptions options) {
         model.requireMlmHead();
         model.requireFits(tokenizer);
         this.model = model;
@@ -98,7 +98,7 @@ public final class FillMask {
      * @param options   top-k and targets
      * @return the pipeline
      */
-    public static FillMask of(BertModel model, Tokenizer tokenizer, FillMaskOptions options) {
+    public static FillMask of(Encoder model, Tokenizer tokenizer, FillMaskOptions options) {
         return new FillMask(model, tokenizer, options.withPrecision(model.precision()));
     }
 
@@ -123,7 +123,7 @@ public final class FillMask {
     }
 
     /** {@return the encoder and heads} */
-    public BertModel model() {
+    public Encoder model() {
         return model;
     }
 
@@ -168,8 +168,8 @@ public final class FillMask {
                 rows[r++] = b * batch.length() + position;
             }
         }
-        float[] logits = model.forward(batch, BertModel.Request.lastHiddenState().withMlmLogitsAt(rows).lastHiddenStateOnlyAt(),
-                BertModel.Output::mlmLogits);
+        float[] logits = model.forward(batch, Encoder.Request.lastHiddenState().withMlmLogitsAt(rows).lastHiddenStateOnlyAt(),
+                Encoder.Output::mlmLogits);
         int vocab = model.config().vocabSize();
         List<Prediction> predictions = new ArrayList<>();
         r = 0;

@@ -1,7 +1,5 @@
 package org.vectorbert.engine;
 
-import org.vectorbert.loader.BertConfig;
-
 /**
  * A LayerNorm's weights: (x - mean)/√(var + eps)·weight + bias over each row.
  *
@@ -10,14 +8,9 @@ import org.vectorbert.loader.BertConfig;
  * @param eps    config.json's layer_norm_eps
  */
 record LayerNorm(float[] weight, float[] bias, float eps) {
-    /** The LayerNorm at {@code scope} ({@code weight} and {@code bias}, or the legacy {@code gamma} and {@code beta}). */
-    static LayerNorm load(Scope scope, BertConfig config) {
-        return load(scope, config.hiddenSize(), config);
-    }
-
-    /** The same over rows of {@code width} (ELECTRA's embeddings are narrower than its hidden state). */
-    static LayerNorm load(Scope scope, int width, BertConfig config) {
-        return new LayerNorm(scope.vector("weight", width), scope.vector("bias", width), (float) config.layerNormEps());
+    /** The LayerNorm at {@code scope} over rows of {@code width} ({@code weight} and {@code bias}, or the legacy {@code gamma} and {@code beta}). */
+    static LayerNorm load(Scope scope, int width, double eps) {
+        return new LayerNorm(scope.vector("weight", width), scope.vector("bias", width), (float) eps);
     }
 
     /** Normalises {@code rows} rows of x into out (in place when out == x). */

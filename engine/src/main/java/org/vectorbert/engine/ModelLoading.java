@@ -20,13 +20,13 @@ final class ModelLoading {
      * independent, and on a small machine each is a sizeable part of a one-shot command's time), then
      * makes the pipeline.
      */
-    static <T> T load(String model, Precision precision, BiFunction<BertModel, Tokenizer, T> pipeline) {
+    static <T> T load(String model, Precision precision, BiFunction<Encoder, Tokenizer, T> pipeline) {
         Path directory = ModelResolver.resolve(model, listener());
         CompletableFuture<Tokenizer> tokenizer = CompletableFuture.supplyAsync(
                 () -> Tokenizer.fromDirectory(directory), task -> Thread.ofPlatform().daemon().name("vectorbert-tokenizer").start(task));
-        BertModel bert = BertModel.load(directory, precision);
+        Encoder encoder = Encoder.load(directory, precision);
         try {
-            return pipeline.apply(bert, tokenizer.join());
+            return pipeline.apply(encoder, tokenizer.join());
         } catch (CompletionException e) {
             throw e.getCause() instanceof RuntimeException cause ? cause : e;
         }

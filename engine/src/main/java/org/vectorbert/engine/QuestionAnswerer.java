@@ -174,11 +174,11 @@ public final class QuestionAnswerer {
     /** A question's pair encoding without truncation, its context's word ids and code-point offsets. */
     private record Pair(Question question, Encoding encoding, int firstContext, int contextTokens, int[] words, int[] codePoints) {}
 
-    private final BertModel model;
+    private final Encoder model;
     private final Tokenizer tokenizer;
     private final int maxTokens;
 
-    private QuestionAnswerer(BertModel model, Tokenizer tokenizer) {
+    private QuestionAnswerer(Encoder model, Tokenizer tokenizer) {
         model.requireHead(HeadKind.QUESTION_ANSWERING, ": it cannot answer questions");
         model.requireFits(tokenizer);
         this.model = model;
@@ -214,7 +214,7 @@ public final class QuestionAnswerer {
      * @param tokenizer its tokenizer
      * @return the question answerer
      */
-    public static QuestionAnswerer of(BertModel model, Tokenizer tokenizer) {
+    public static QuestionAnswerer of(Encoder model, Tokenizer tokenizer) {
         return new QuestionAnswerer(model, tokenizer);
     }
 
@@ -352,7 +352,7 @@ public final class QuestionAnswerer {
             List<Encoding> encodings = members.stream().map(i -> windows.get(i).encoding()).toList();
             Batch batch = Batch.of(encodings, tokenizer.padTokenId());
             int[] rows = batch.realRows();
-            float[] logits = model.forward(batch, BertModel.Request.lastHiddenState().withHead(HeadKind.QUESTION_ANSWERING, rows),
+            float[] logits = model.forward(batch, Encoder.Request.lastHiddenState().withHead(HeadKind.QUESTION_ANSWERING, rows),
                     o -> o.heads().get(HeadKind.QUESTION_ANSWERING));
             int at = 0;
             for (int i : members) {

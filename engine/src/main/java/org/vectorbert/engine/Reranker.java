@@ -66,7 +66,7 @@ public final class Reranker {
      * @param tokenizer its tokenizer
      * @return the reranker
      */
-    public static Reranker of(BertModel model, Tokenizer tokenizer) {
+    public static Reranker of(Encoder model, Tokenizer tokenizer) {
         return new Reranker(TextClassifier.of(model, tokenizer));
     }
 

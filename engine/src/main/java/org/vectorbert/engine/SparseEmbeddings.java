@@ -41,11 +41,11 @@ public final class SparseEmbeddings {
         }
     }
 
-    private final BertModel model;
+    private final Encoder model;
     private final Tokenizer tokenizer;
     private final int maxTokens;
 
-    private SparseEmbeddings(BertModel model, Tokenizer tokenizer) {
+    private SparseEmbeddings(Encoder model, Tokenizer tokenizer) {
         model.requireMlmHead();
         model.requireFits(tokenizer);
         this.model = model;
@@ -81,7 +81,7 @@ public final class SparseEmbeddings {
      * @param tokenizer its tokenizer
      * @return the pipeline
      */
-    public static SparseEmbeddings of(BertModel model, Tokenizer tokenizer) {
+    public static SparseEmbeddings of(Encoder model, Tokenizer tokenizer) {
         return new SparseEmbeddings(model, tokenizer);
     }
 
@@ -143,7 +143,7 @@ public final class SparseEmbeddings {
     List<SparseVector> pool(Batch batch) {
         int[] rows = batch.realRows();
         int vocab = dimension();
-        return model.forward(batch, BertModel.Request.lastHiddenState().withMlmLogitsAt(rows), o -> {
+        return model.forward(batch, Encoder.Request.lastHiddenState().withMlmLogitsAt(rows), o -> {
             float[] logits = o.mlmLogits();
             List<SparseVector> vectors = new ArrayList<>(batch.size());
             float[] max = new float[vocab];

@@ -121,12 +121,12 @@ public final class TextClassifier {
         }
     }
 
-    private final BertModel model;
+    private final Encoder model;
     private final Tokenizer tokenizer;
     private final Labels labels;
     private final int maxTokens;
 
-    private TextClassifier(BertModel model, Tokenizer tokenizer) {
+    private TextClassifier(Encoder model, Tokenizer tokenizer) {
         model.requireHead(HeadKind.SEQUENCE_CLASSIFIER, ": it cannot classify texts or rerank");
         model.requireFits(tokenizer);
         this.model = model;
@@ -163,12 +163,12 @@ public final class TextClassifier {
      * @param tokenizer its tokenizer
      * @return the classifier
      */
-    public static TextClassifier of(BertModel model, Tokenizer tokenizer) {
+    public static TextClassifier of(Encoder model, Tokenizer tokenizer) {
         return new TextClassifier(model, tokenizer);
     }
 
     /** {@return the model} */
-    public BertModel model() {
+    public Encoder model() {
         return model;
     }
 
@@ -306,7 +306,7 @@ public final class TextClassifier {
      */
     public float[] forward(List<Encoding> encodings) {
         Batch batch = Batch.of(encodings, tokenizer.padTokenId());
-        return model.forward(batch, BertModel.Request.lastHiddenState().withHead(HeadKind.SEQUENCE_CLASSIFIER, null).lastHiddenStateOnlyAt(),
+        return model.forward(batch, Encoder.Request.lastHiddenState().withHead(HeadKind.SEQUENCE_CLASSIFIER, null).lastHiddenStateOnlyAt(),
                 o -> Arrays.copyOf(o.heads().get(HeadKind.SEQUENCE_CLASSIFIER), encodings.size() * labels.count()));
     }
 

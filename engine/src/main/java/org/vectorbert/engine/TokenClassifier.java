@@ -101,12 +101,12 @@ public final class TokenClassifier {
     /** A token of the text with its label probabilities (the pipeline's pre-entity). */
     private record Token(String word, float[] scores, int start, int end, int index, boolean subword) {}
 
-    private final BertModel model;
+    private final Encoder model;
     private final Tokenizer tokenizer;
     private final Labels labels;
     private final int maxTokens;
 
-    private TokenClassifier(BertModel model, Tokenizer tokenizer) {
+    private TokenClassifier(Encoder model, Tokenizer tokenizer) {
         model.requireHead(HeadKind.TOKEN_CLASSIFIER, ": it cannot tag tokens");
         model.requireFits(tokenizer);
         this.model = model;
@@ -143,7 +143,7 @@ public final class TokenClassifier {
      * @param tokenizer its tokenizer
      * @return the token classifier
      */
-    public static TokenClassifier of(BertModel model, Tokenizer tokenizer) {
+    public static TokenClassifier of(Encoder model, Tokenizer tokenizer) {
         return new TokenClassifier(model, tokenizer);
     }
 
@@ -275,7 +275,7 @@ public final class TokenClassifier {
         for (List<Integer> members : LengthBatches.of(lengths, EmbeddingOptions.BATCH_TOKENS)) {
             Batch batch = Batch.of(members.stream().map(encodings::get).toList(), tokenizer.padTokenId());
             int[] rows = batch.realRows();
-            float[] logits = model.forward(batch, BertModel.Request.lastHiddenState().withHead(HeadKind.TOKEN_CLASSIFIER, rows),
+            float[] logits = model.forward(batch, Encoder.Request.lastHiddenState().withHead(HeadKind.TOKEN_CLASSIFIER, rows),
                     o -> o.heads().get(HeadKind.TOKEN_CLASSIFIER));
             int at = 0;
             for (int i : members) {

@@ -1,7 +1,6 @@
 package org.vectorbert.engine;
 
 import java.util.Arrays;
-import org.vectorbert.loader.BertConfig;
 
 /**
  * A forward pass's working buffers, sized by the batch's positions. A model keeps the last pass's
@@ -28,8 +27,9 @@ final class Workspace {
     final float[] t;         // [rows, hidden]: scratch
     final float[] inner;     // [FEED_FORWARD_ROWS, intermediate]: the feed-forward block's inside, a slice of rows at a time
 
-    Workspace(Batch batch, BertConfig c) {
-        hidden = c.hiddenSize();
+    /** Buffers for {@code batch} through layers {@code hidden} wide with a feed-forward block {@code intermediate} wide inside. */
+    Workspace(Batch batch, int hidden, int intermediate) {
+        this.hidden = hidden;
         rows = (batch.rows() + STEP - 1) / STEP * STEP;
         x = new float[rows * hidden];
         mask = new float[rows];
@@ -38,7 +38,7 @@ final class Workspace {
         v = new float[q.length];
         ctx = new float[q.length];
         t = new float[q.length];
-        inner = new float[Math.min(rows, FEED_FORWARD_ROWS) * c.intermediateSize()];
+        inner = new float[Math.min(rows, FEED_FORWARD_ROWS) * intermediate];
     }
 
     boolean fits(Batch batch) {

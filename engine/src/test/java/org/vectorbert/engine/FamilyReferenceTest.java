@@ -34,8 +34,8 @@ class FamilyReferenceTest {
     }
 
     /** The last hidden state of {@code batch}, with the MLM logits ({@code mlm}) and {@code task}'s outputs at every row. */
-    static BertModel.Request request(Batch batch, boolean mlm, HeadKind task) {
-        BertModel.Request request = BertModel.Request.lastHiddenState();
+    static Encoder.Request request(Batch batch, boolean mlm, HeadKind task) {
+        Encoder.Request request = Encoder.Request.lastHiddenState();
         int[] everyRow = IntStream.range(0, batch.rows()).toArray();
         if (mlm) {
             request = request.withMlmLogitsAt(everyRow);
@@ -66,7 +66,7 @@ class FamilyReferenceTest {
         try (SafetensorsFile expected = SafetensorsFile.open(dir.resolve("expected.safetensors"))) {
             for (int k = 0; k < cases.size(); k++) {
                 Batch batch = batch(cases.get(k), model.config().padTokenId());
-                BertModel.Output out = model.forward(batch, request(batch, mlm, task));
+                Encoder.Output out = model.forward(batch, request(batch, mlm, task));
                 String c = "case" + k;
                 double hidden = ReferenceTest.maxAbsDiff(expected, c + ".last_hidden_state", out.lastHiddenState());
                 assertTrue(hidden <= TOLERANCE, name + " " + c + ": last hidden state differs by " + hidden);

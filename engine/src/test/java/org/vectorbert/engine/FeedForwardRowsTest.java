@@ -19,10 +19,10 @@ class FeedForwardRowsTest {
         int[] types = new int[length];
         Batch batch = Batch.of(texts, List.of(types, types, types), 0);
         assertTrue(batch.rows() > Workspace.FEED_FORWARD_ROWS, "the batch crosses a slice");
-        float[] together = model.forward(batch, BertModel.Request.lastHiddenState()).lastHiddenState();
+        float[] together = model.forward(batch, Encoder.Request.lastHiddenState()).lastHiddenState();
         int hidden = model.config().hiddenSize();
         for (int t = 0; t < texts.size(); t++) {
-            float[] alone = model.forward(Batch.of(texts.get(t), types), BertModel.Request.lastHiddenState()).lastHiddenState();
+            float[] alone = model.forward(Batch.of(texts.get(t), types), Encoder.Request.lastHiddenState()).lastHiddenState();
             assertArrayEquals(alone, Arrays.copyOfRange(together, t * length * hidden, (t + 1) * length * hidden), "text " + t);
         }
     }

@@ -60,9 +60,9 @@ class OnnxFamilyImportTest {
             for (int k = 0; k < cases.size(); k++) {
                 JsonNode c = cases.get(k);
                 Batch batch = FamilyReferenceTest.batch(c, model.config().padTokenId());
-                BertModel.Request request = FamilyReferenceTest.request(batch, false, task);
-                BertModel.Output imports = model.forward(batch, request);
-                BertModel.Output directly = direct.forward(batch, request);
+                Encoder.Request request = FamilyReferenceTest.request(batch, false, task);
+                Encoder.Output imports = model.forward(batch, request);
+                Encoder.Output directly = direct.forward(batch, request);
                 float[] got = imports.lastHiddenState();
                 assertArrayEquals(directly.lastHiddenState(), got, export + " case" + k + ": the engine on the fixture's own directory");
                 if (task != null) {

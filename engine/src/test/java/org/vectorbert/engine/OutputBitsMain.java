@@ -28,7 +28,7 @@ public final class OutputBitsMain {
         Batch batch = FamilyReferenceTest.batch(new ObjectMapper().readTree(dir.resolve("inputs.json").toFile()).get(0),
                 model.config().padTokenId());
         int[] everyRow = IntStream.range(0, batch.rows()).toArray();
-        BertModel.Request request = BertModel.Request.lastHiddenState().withAllHiddenStates();
+        Encoder.Request request = Encoder.Request.lastHiddenState().withAllHiddenStates();
         if (model.hasPooler()) {
             request = request.withPooled();
         }
@@ -38,7 +38,7 @@ public final class OutputBitsMain {
         for (HeadKind kind : model.heads()) {
             request = request.withHead(kind, kind == HeadKind.SEQUENCE_CLASSIFIER ? null : everyRow);
         }
-        BertModel.Output out = model.forward(batch, request);
+        Encoder.Output out = model.forward(batch, request);
         StringBuilder line = new StringBuilder(dir.getFileName() + (bf16 ? "@bf16" : "") + ": hidden "
                 + Arrays.hashCode(out.lastHiddenState()) + ", layers " + out.hiddenStates().stream().mapToInt(Arrays::hashCode).sum());
         if (model.hasPooler()) {

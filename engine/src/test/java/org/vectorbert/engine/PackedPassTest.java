@@ -28,10 +28,10 @@ class PackedPassTest {
         HeadKind head = model.heads().contains(HeadKind.MASKED_LM) ? HeadKind.MASKED_LM
                 : model.heads().stream().findFirst().orElse(null);    // electra-discriminator's head is not one vectorbert runs
         int[] rows = batch.realRows();
-        BertModel.Request request = head == null ? BertModel.Request.lastHiddenState()
-                : BertModel.Request.lastHiddenState().withHead(head, head == HeadKind.POOLER ? null : rows);
-        BertModel.Output padded = model.forward(batch, request);
-        BertModel.Output packed = model.forward(batch, request, out -> new BertModel.Output(batch,
+        Encoder.Request request = head == null ? Encoder.Request.lastHiddenState()
+                : Encoder.Request.lastHiddenState().withHead(head, head == HeadKind.POOLER ? null : rows);
+        Encoder.Output padded = model.forward(batch, request);
+        Encoder.Output packed = model.forward(batch, request, out -> new Encoder.Output(batch,
                 Arrays.copyOf(out.lastHiddenState(), batch.rows() * hidden), out.hiddenStates(), out.attentions(),
                 out.queries(), out.keys(), out.heads()));
         for (int b = 0; b < batch.size(); b++) {
@@ -78,9 +78,9 @@ class PackedPassTest {
         int pad = model.config().padTokenId();
         Batch batch = Batch.of(List.of(new int[] {0, 5, 6, 7, 2}, padding ? new int[] {0, 9, 2} : new int[] {0, 9, 8, 10, 2}),
                 List.of(new int[5], new int[padding ? 3 : 5]), pad);
-        BertModel.Request request = BertModel.Request.lastHiddenState().withAllHiddenStates().withAttentions();
-        BertModel.Output padded = model.forward(batch, request);
-        BertModel.Output inner = model.forward(batch, request, out -> new BertModel.Output(batch,
+        Encoder.Request request = Encoder.Request.lastHiddenState().withAllHiddenStates().withAttentions();
+        Encoder.Output padded = model.forward(batch, request);
+        Encoder.Output inner = model.forward(batch, request, out -> new Encoder.Output(batch,
                 Arrays.copyOf(out.lastHiddenState(), batch.rows() * model.config().hiddenSize()), out.hiddenStates(),
                 out.attentions(), out.queries(), out.keys(), out.heads()));
         assertArrayEquals(padded.lastHiddenState(), inner.lastHiddenState(), "padded positions too");

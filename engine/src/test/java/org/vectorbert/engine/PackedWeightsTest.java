@@ -199,12 +199,12 @@ class PackedWeightsTest {
         long micros = (System.nanoTime() - start) / 1000;
         assertEquals(packings, PackedWeights.PACKINGS.get(), "the second load packed");
         System.out.println("bert-base-uncased mapped from its packed file in " + micros / 1000.0 + " ms");
-        BertModel.Request request = BertModel.Request.lastHiddenState().withPooled();
+        Encoder.Request request = Encoder.Request.lastHiddenState().withPooled();
         assertArrayEquals(first.forward(BATCH, request).lastHiddenState(), second.forward(BATCH, request).lastHiddenState());
     }
 
     private static float[] run(Path model) {
-        BertModel.Output out = BertModel.load(model, Precision.F32).forward(BATCH, BertModel.Request.lastHiddenState().withPooled());
+        Encoder.Output out = BertModel.load(model, Precision.F32).forward(BATCH, Encoder.Request.lastHiddenState().withPooled());
         float[] both = new float[out.lastHiddenState().length + out.pooled().length];
         System.arraycopy(out.lastHiddenState(), 0, both, 0, out.lastHiddenState().length);
         System.arraycopy(out.pooled(), 0, both, out.lastHiddenState().length, out.pooled().length);

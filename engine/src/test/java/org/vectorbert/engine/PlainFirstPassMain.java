@@ -24,7 +24,7 @@ public final class PlainFirstPassMain {
         List<float[]> states = new ArrayList<>();
         for (int pass = 1; pass <= 3; pass++) {
             // The reader runs inside the pass, while the kernels are still what the pass chose.
-            states.add(model.forward(batch, BertModel.Request.lastHiddenState(), out -> {
+            states.add(model.forward(batch, Encoder.Request.lastHiddenState(), out -> {
                 kinds.add(PlainKernels.active() ? "plain" : "vector");
                 return out.lastHiddenState().clone();
             }));

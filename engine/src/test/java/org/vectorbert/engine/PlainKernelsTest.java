@@ -172,10 +172,10 @@ class PlainKernelsTest {
         int[] ids = RealModel.tokenizer().encode("Paris is the [MASK] of France.", "It is [MASK] in spring.").ids();
         int[] types = RealModel.tokenizer().encode("Paris is the [MASK] of France.", "It is [MASK] in spring.").typeIds();
         Batch batch = Batch.of(ids, types);
-        BertModel.Request request = BertModel.Request.lastHiddenState().withAllHiddenStates().withAttentions().withPooled()
+        Encoder.Request request = Encoder.Request.lastHiddenState().withAllHiddenStates().withAttentions().withPooled()
                 .withMlmLogitsAt(4, 11);
-        BertModel.Output vector = model.forward(batch, request);
-        BertModel.Output plain = PlainKernels.runPlain(() -> model.forward(batch, request));
+        Encoder.Output vector = model.forward(batch, request);
+        Encoder.Output plain = PlainKernels.runPlain(() -> model.forward(batch, request));
         assertArrayEquals(vector.lastHiddenState(), plain.lastHiddenState());
         for (int l = 0; l < vector.hiddenStates().size(); l++) {
             assertArrayEquals(vector.hiddenStates().get(l), plain.hiddenStates().get(l), "hidden state " + l);

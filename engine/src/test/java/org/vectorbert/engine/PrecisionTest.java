@@ -39,8 +39,8 @@ class PrecisionTest {
             Path original = resource(name);
             Path rounded = rewrite(original, temp.resolve(name + "-rounded-f32"), false);
             Path bf16File = rewrite(original, temp.resolve(name + "-bf16"), true);
-            BertModel.Output reference = run(rounded, Precision.F32);
-            for (BertModel.Output out : List.of(run(original, Precision.BF16), run(bf16File, Precision.BF16),
+            Encoder.Output reference = run(rounded, Precision.F32);
+            for (Encoder.Output out : List.of(run(original, Precision.BF16), run(bf16File, Precision.BF16),
                     run(bf16File, Precision.F32))) {
                 assertArrayEquals(reference.lastHiddenState(), out.lastHiddenState(), name);
                 assertArrayEquals(reference.pooled(), out.pooled(), name);
@@ -84,8 +84,8 @@ class PrecisionTest {
         assertEquals(0x7F80, PackedMatrix.bf16(Float.POSITIVE_INFINITY));
     }
 
-    private static BertModel.Output run(Path dir, Precision precision) {
-        return BertModel.load(dir, precision).forward(BATCH, BertModel.Request.lastHiddenState().withPooled());
+    private static Encoder.Output run(Path dir, Precision precision) {
+        return BertModel.load(dir, precision).forward(BATCH, Encoder.Request.lastHiddenState().withPooled());
     }
 
     /** A copy of the model whose dense-layer matrices are rounded to bf16, stored as F32 or as BF16. */

@@ -16,7 +16,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * A pass whose reader reads the last hidden state at a few rows ({@link BertModel.Request#lastHiddenStateOnlyAt}) computes
+ * A pass whose reader reads the last hidden state at a few rows ({@link Encoder.Request#lastHiddenStateOnlyAt}) computes
  * the last layer at those rows alone: every head output and every read row holds the whole pass's bits, in the packed
  * and the padded layout, on the vector kernels and the plain ones; the rows not read are NaN. On bert-base's real
  * weights, a pre-LN encoder with a final LayerNorm, and the families' heads.
@@ -37,9 +37,9 @@ class ReadRowsTest {
         for (int b = 0; b < batch.size(); b++) {
             lastTokens[b] = b * batch.length() + batch.lengths()[b] - 1;
         }
-        BertModel.Request whole = head == null ? BertModel.Request.lastHiddenState()
-                : BertModel.Request.lastHiddenState().withHead(head, headRows);
-        BertModel.Request some = whole.lastHiddenStateOnlyAt(lastTokens);
+        Encoder.Request whole = head == null ? Encoder.Request.lastHiddenState()
+                : Encoder.Request.lastHiddenState().withHead(head, headRows);
+        Encoder.Request some = whole.lastHiddenStateOnlyAt(lastTokens);
         boolean[] read = new boolean[batch.rows()];
         for (int r : lastTokens) {
             read[r] = true;
@@ -50,11 +50,11 @@ class ReadRowsTest {
             }
         }
         for (boolean plain : new boolean[] {false, true}) {
-            BertModel.Output expected = plain ? PlainKernels.runPlain(() -> packedPass(model, batch, whole)) : packedPass(model, batch, whole);
-            List<BertModel.Output> outputs = plain
+            Encoder.Output expected = plain ? PlainKernels.runPlain(() -> packedPass(model, batch, whole)) : packedPass(model, batch, whole);
+            List<Encoder.Output> outputs = plain
                     ? List.of(PlainKernels.runPlain(() -> packedPass(model, batch, some)), PlainKernels.runPlain(() -> model.forward(batch, some)))
                     : List.of(packedPass(model, batch, some), model.forward(batch, some));
-            for (BertModel.Output actual : outputs) {
+            for (Encoder.Output actual : outputs) {
                 String what = name + (plain ? ", plain kernels" : "");
                 if (head != null) {
                     assertArrayEquals(expected.heads().get(head), actual.heads().get(head), what + "'s " + head);
@@ -93,13 +93,13 @@ class ReadRowsTest {
         BertModel model = load("roberta-seqcls");
         Batch batch = batch(model);
         int padding = 2 * batch.length() + batch.lengths()[2];
-        BertModel.Request whole = BertModel.Request.lastHiddenState().withAllHiddenStates();
-        BertModel.Output expected = model.forward(batch, whole);
-        BertModel.Output actual = model.forward(batch, whole.lastHiddenStateOnlyAt(0));
+        Encoder.Request whole = Encoder.Request.lastHiddenState().withAllHiddenStates();
+        Encoder.Output expected = model.forward(batch, whole);
+        Encoder.Output actual = model.forward(batch, whole.lastHiddenStateOnlyAt(0));
         assertArrayEquals(expected.lastHiddenState(), actual.lastHiddenState(), "per-layer outputs need every row");
-        BertModel.Output packed = packedPass(model, batch, BertModel.Request.lastHiddenState().lastHiddenStateOnlyAt(0, padding));
+        Encoder.Output packed = packedPass(model, batch, Encoder.Request.lastHiddenState().lastHiddenStateOnlyAt(0, padding));
         assertFalse(Float.isNaN(packed.lastHiddenState()[batch.length() * model.config().hiddenSize()]), "no selection made");
-        assertThrows(EngineException.class, () -> model.forward(batch, BertModel.Request.lastHiddenState()
+        assertThrows(EngineException.class, () -> model.forward(batch, Encoder.Request.lastHiddenState()
                 .lastHiddenStateOnlyAt(batch.rows())));
     }
 
@@ -118,8 +118,8 @@ class ReadRowsTest {
     }
 
     /** The pipelines' pass (packed layout), its output copied out of the pass's buffer. */
-    private static BertModel.Output packedPass(BertModel model, Batch batch, BertModel.Request request) {
-        return model.forward(batch, request, out -> new BertModel.Output(batch,
+    private static Encoder.Output packedPass(BertModel model, Batch batch, Encoder.Request request) {
+        return model.forward(batch, request, out -> new Encoder.Output(batch,
                 Arrays.copyOf(out.lastHiddenState(), batch.rows() * model.config().hiddenSize()), out.hiddenStates(),
                 out.attentions(), out.queries(), out.keys(), Map.copyOf(copies(out.heads()))));
     }

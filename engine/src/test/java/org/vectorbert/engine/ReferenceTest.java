@@ -64,7 +64,7 @@ class ReferenceTest {
         try (SafetensorsFile expected = SafetensorsFile.open(resource("bert-base-uncased.safetensors"))) {
             assertTrue(cases.size() >= 6);
             for (int i = 0; i < cases.size(); i++) {
-                BertModel.Output out = model.forward(batch(cases.get(i)), BertModel.Request.lastHiddenState().withPooled());
+                Encoder.Output out = model.forward(batch(cases.get(i)), Encoder.Request.lastHiddenState().withPooled());
                 String name = cases.get(i).get("name").asText();
                 double hidden = maxAbsDiff(expected, "case" + i + ".last_hidden_state", out.lastHiddenState());
                 double pooled = maxAbsDiff(expected, "case" + i + ".pooler_output", out.pooled());
@@ -115,8 +115,8 @@ class ReferenceTest {
         BertModel model = RealModel.model();
         int[] shortIds = {101, 2460, 3793, 1012, 102};
         int[] longIds = {101, 1037, 9839, 2936, 6251, 2008, 3791, 11687, 4667, 2005, 1996, 2034, 2028, 1012, 102};
-        float[] alone = model.forward(Batch.of(shortIds, new int[5]), BertModel.Request.lastHiddenState()).lastHiddenState();
-        float[] padded = model.forward(Batch.of(List.of(shortIds, longIds), null, 0), BertModel.Request.lastHiddenState())
+        float[] alone = model.forward(Batch.of(shortIds, new int[5]), Encoder.Request.lastHiddenState()).lastHiddenState();
+        float[] padded = model.forward(Batch.of(List.of(shortIds, longIds), null, 0), Encoder.Request.lastHiddenState())
                 .lastHiddenState();
         double worst = 0;
         for (int i = 0; i < alone.length; i++) {
@@ -141,7 +141,7 @@ class ReferenceTest {
         try (SafetensorsFile expected = SafetensorsFile.open(dir.resolve("expected.safetensors"))) {
             Batch batch = Batch.of(List.of(new int[] {1, 7, 12, 49, 3, 2}, new int[] {1, 30, 2}),
                     List.of(new int[] {0, 0, 0, 1, 1, 1}, new int[] {0, 0, 0}), 0);
-            BertModel.Output out = model.forward(batch, BertModel.Request.lastHiddenState().withPooled().withAllHiddenStates());
+            Encoder.Output out = model.forward(batch, Encoder.Request.lastHiddenState().withPooled().withAllHiddenStates());
             assertEquals(3, out.hiddenStates().size(), "the embedding output and both layers");
             org.junit.jupiter.api.Assertions.assertArrayEquals(out.lastHiddenState(), out.hiddenStates().getLast());
             double hidden = maxAbsDiff(expected, "last_hidden_state", out.lastHiddenState());
@@ -156,11 +156,11 @@ class ReferenceTest {
     void inputsTheModelCannotTakeAreRefused() {
         BertModel model = RealModel.model();
         int[] tooLong = new int[513];
-        var e = assertThrows(EngineException.class, () -> model.forward(Batch.of(tooLong, new int[513]), BertModel.Request.lastHiddenState()));
+        var e = assertThrows(EngineException.class, () -> model.forward(Batch.of(tooLong, new int[513]), Encoder.Request.lastHiddenState()));
         assertEquals("a sequence of 513 tokens is longer than the model's maximum of 512 positions; truncate it to 512 tokens",
                 e.getMessage());
         var id = assertThrows(EngineException.class, () -> model.forward(Batch.of(new int[] {101, 40000}, new int[2]),
-                BertModel.Request.lastHiddenState()));
+                Encoder.Request.lastHiddenState()));
         assertEquals("token id 40000 is outside the model's vocabulary (0..30521)", id.getMessage());
     }
 }

@@ -20,7 +20,7 @@ public final class SlowPathMain {
             ids[i] = 1000 + 37 * i;
         }
         Batch batch = Batch.of(ids, new int[ids.length]);
-        BertModel.Request request = BertModel.Request.lastHiddenState();
+        Encoder.Request request = Encoder.Request.lastHiddenState();
         // Two passes at least: the JVM's first runs the plain kernels (PlainKernels), the second the vector ones.
         for (int pass = 0; pass < 2 || System.nanoTime() < until; pass++) {
             model.forward(batch, request);

@@ -58,7 +58,7 @@ public record BertConfig(
         boolean finalLayerNorm,
         int embeddingSize,
         boolean positionsSkipPadding,
-        String mlmActivation) {
+        String mlmActivation) implements ModelConfig {
 
     /** Activations the engine implements, by their Hugging Face names. */
     public static final List<String> ACTIVATIONS = List.of("gelu", "gelu_new", "gelu_pytorch_tanh", "relu");
@@ -112,6 +112,7 @@ public record BertConfig(
     }
 
     /** {@return whether the model has token type (segment) embeddings} DistilBERT has none. */
+    @Override
     public boolean hasTokenTypes() {
         return typeVocabSize > 0;
     }
@@ -128,6 +129,7 @@ public record BertConfig(
     }
 
     /** {@return the longest sequence the position embeddings cover} Special tokens included (512 for RoBERTa's 514 rows). */
+    @Override
     public int maxTokens() {
         return maxPositionEmbeddings - firstPosition();
     }
@@ -151,6 +153,7 @@ public record BertConfig(
     }
 
     /** {@return the width of one attention head} */
+    @Override
     public int headSize() {
         return hiddenSize / numAttentionHeads;
     }

@@ -13,7 +13,7 @@ import javax.tools.ToolProvider;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** docs/integrations.md's Spark program compiles as a user's program would, against this module and Spark. */
+/** docs/integrations.md's Spark program compiles as a user's program would, against this module and Spark (it is not run here). */
 class IntegrationsDocTest {
     @TempDir
     Path work;
@@ -25,18 +25,12 @@ class IntegrationsDocTest {
         if (!block.find()) {
             throw new AssertionError("docs/integrations.md has no java block under '### In a program'");
         }
-        Path source = Files.writeString(work.resolve("SparkFragment.java"), """
-                import org.apache.spark.sql.Dataset;
-                import org.apache.spark.sql.Row;
-                import org.apache.spark.sql.SparkSession;
-                import org.vectorbert.spark.TextEmbedder;
-
-                class SparkFragment {
-                    static void body() {
-                %s
-                    }
-                }
-                """.formatted(block.group(1)));
+        // The block's imports head the file; its statements are a method's body.
+        StringBuilder imports = new StringBuilder();
+        StringBuilder body = new StringBuilder();
+        block.group(1).lines().forEach(line -> (line.startsWith("import ") ? imports : body).append(line).append('\n'));
+        Path source = Files.writeString(work.resolve("SparkFragment.java"),
+                imports + "\nclass SparkFragment {\n    static void body() {\n" + body + "    }\n}\n");
         ByteArrayOutputStream messages = new ByteArrayOutputStream();
         int exit = ToolProvider.getSystemJavaCompiler().run(null, null, new PrintStream(messages, true, StandardCharsets.UTF_8),
                 "-classpath", System.getProperty("java.class.path"), "-proc:none", "-Xlint:all", "-Werror",

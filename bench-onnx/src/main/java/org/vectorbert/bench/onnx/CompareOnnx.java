@@ -23,6 +23,7 @@ import org.vectorbert.bench.ModelArgs;
 import org.vectorbert.bench.Measure;
 import org.vectorbert.engine.Batch;
 import org.vectorbert.engine.BertModel;
+import org.vectorbert.engine.Encoder;
 import org.vectorbert.engine.Parallel;
 import org.vectorbert.engine.Precision;
 
@@ -160,8 +161,8 @@ public final class CompareOnnx {
         try (Inputs in = Inputs.of(env, batch)) {
             boolean large = size * length >= 1024;
             Measure[] m = Measure.settled(large ? 3 : 30, large ? 7 : 31, Measure.runFor(SETTLE_MS),
-                    () -> bert.forward(batch, BertModel.Request.lastHiddenState()),
-                    () -> bf16.forward(batch, BertModel.Request.lastHiddenState()),
+                    () -> bert.forward(batch, Encoder.Request.lastHiddenState()),
+                    () -> bf16.forward(batch, Encoder.Request.lastHiddenState()),
                     () -> in.run(encoder).close());
             double gflop = EncoderBenchmark.flops(bert.config(), size, length) / 1e9;
             row(String.format("encoder %d x %d (GFLOP/s: f32 %.0f, ORT %.0f)", size, length, gflop / m[0].medianSeconds(),
@@ -170,7 +171,7 @@ public final class CompareOnnx {
     }
 
     /** What the fill-mask pipeline asks of a pass: the logits at the mask, and the last layer at the mask's row alone. */
-    private static final BertModel.Request FILL_MASK = BertModel.Request.lastHiddenState().withMlmLogitsAt(QUERY_MASK)
+    private static final Encoder.Request FILL_MASK = Encoder.Request.lastHiddenState().withMlmLogitsAt(QUERY_MASK)
             .lastHiddenStateOnlyAt();
 
     private void fillMaskRow(BertModel bert, BertModel bf16, OrtEnvironment env, OrtSession mlm) throws OrtException {
@@ -192,7 +193,7 @@ public final class CompareOnnx {
     /** The two engines must compute the same thing before their times mean anything. */
     private void agreement(BertModel bert, OrtEnvironment env, OrtSession encoder, OrtSession mlm) throws OrtException {
         Batch batch = EncoderBenchmark.batch(1, 128, bert.config().vocabSize());
-        float[] ours = bert.forward(batch, BertModel.Request.lastHiddenState()).lastHiddenState();
+        float[] ours = bert.forward(batch, Encoder.Request.lastHiddenState()).lastHiddenState();
         float[] theirs;
         try (Inputs in = Inputs.of(env, batch); OrtSession.Result r = in.run(encoder)) {
             theirs = floats(r);
@@ -307,7 +308,7 @@ public final class CompareOnnx {
         if (engine.startsWith("vectorbert")) {
             BertModel bert = BertModel.load(model, engine.endsWith("bf16") ? Precision.BF16 : Precision.F32);
             loaded = LoadBenchmark.residentKb();
-            bert.forward(batch, BertModel.Request.lastHiddenState());
+            bert.forward(batch, Encoder.Request.lastHiddenState());
             ran = LoadBenchmark.residentKb();
         } else {
             OrtEnvironment env = OrtEnvironment.getEnvironment();

@@ -1,0 +1,44 @@
+package org.vectorbert.loader;
+
+import java.util.List;
+
+/**
+ * What every architecture's configuration tells the tasks above the encoder: its sizes, its positions and its
+ * classes. Each architecture reads config.json into a record of its own (BERT's is {@link BertConfig}) that
+ * implements this; what only one architecture needs stays in its record.
+ */
+public interface ModelConfig {
+    /** {@return config.json's {@code model_type}} */
+    String modelType();
+
+    /** {@return config.json's {@code architectures}: the transformers classes the checkpoint was saved from} */
+    List<String> architectures();
+
+    /** {@return rows of the word embeddings ({@code vocab_size}): token ids run from 0 to one less} */
+    int vocabSize();
+
+    /** {@return the width of the hidden state ({@code hidden_size})} */
+    int hiddenSize();
+
+    /** {@return the number of encoder layers ({@code num_hidden_layers})} */
+    int numHiddenLayers();
+
+    /** {@return attention heads per layer ({@code num_attention_heads})} */
+    int numAttentionHeads();
+
+    /** {@return the width of one attention head: hidden_size / num_attention_heads} */
+    default int headSize() {
+        return hiddenSize() / numAttentionHeads();
+    }
+
+    /** {@return the longest sequence the model takes, special tokens included} */
+    int maxTokens();
+
+    /** {@return rows of the token type embeddings, 0 for a model without token types} */
+    int typeVocabSize();
+
+    /** {@return whether the model has token type (segment) embeddings} */
+    default boolean hasTokenTypes() {
+        return typeVocabSize() > 0;
+    }
+}
