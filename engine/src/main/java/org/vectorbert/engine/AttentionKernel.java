@@ -21,7 +21,9 @@ final class AttentionKernel {
      * pass, or rows of their own (the last layer of a pass whose output is read at a few rows computes only those:
      * {@link BertLayer#forwardAt}; a query row's floats are the same whichever rows go with it). {@code mask} from
      * {@code maskOff} holds the additive mask per key (0 or the float minimum). The context goes to the query rows and
-     * the same columns of {@code ctx}. {@code scores} from {@code scoresOff}, unless null, receives the probabilities:
+     * the same columns of {@code ctx}. {@code bias}, unless null, is added to the scaled, masked scores: query i's over
+     * keys 0, 1, ... from {@code bias[biasRows[i]]} on, {@link Kernels#keyStride} floats (MPNet's relative positions,
+     * {@link RelativePositionBias}). {@code scores} from {@code scoresOff}, unless null, receives the probabilities:
      * queries·seq floats. {@code work} from {@code workOff} is {@link Kernels#attentionScratch(int, int)} floats: the
      * head's keys transposed, so a query row meets L keys per FMA instead of one dot product (and one lane sum) per key,
      * in blocks of 2L keys (d-major within a block, so the score loop's index grows by a constant and C2 drops its bounds
@@ -33,7 +35,8 @@ final class AttentionKernel {
      * as a trap, deoptimizes the kernel when the first text longer than a corpus's short first ones arrives.
      */
     static void head(float[] q, int qRow0, int queries, float[] k, float[] v, int hidden, int row0, int seq, int col,
-                     int headSize, float[] mask, int maskOff, float[] scores, int scoresOff, float[] ctx, float[] work, int workOff) {
+                     int headSize, float[] mask, int maskOff, float[] bias, int[] biasRows, float[] scores, int scoresOff, float[] ctx,
+                     float[] work, int workOff) {
         int stride = Kernels.keyStride(seq);
         int maskRow = workOff + headSize * stride;
         int rows = maskRow + stride;
@@ -56,6 +59,14 @@ final class AttentionKernel {
         for (int i = 0; i < queries; i += 6) {
             scores(q, (qRow0 + i) * hidden + col, hidden, Math.min(6, queries - i), headSize, work, workOff, stride,
                     scale, maskRow, rows + i * stride);
+        }
+        if (bias != null) {
+            for (int i = 0; i < queries; i++) {
+                int r = rows + i * stride;
+                for (int j = 0; j < stride; j += L) {
+                    FloatVector.fromArray(S, work, r + j).add(FloatVector.fromArray(S, bias, biasRows[i] + j)).intoArray(work, r + j);
+                }
+            }
         }
         for (int i = 0; i < queries; i++) {
             RowKernels.softmax(work, rows + i * stride, stride);

@@ -5,7 +5,8 @@ import java.util.List;
 import org.vectorbert.loader.BertConfig;
 
 /**
- * {@code bert.encoder}: the layers in order, and a pre-LN encoder's {@code final_layer_norm} after the last.
+ * {@code bert.encoder}: the layers in order, and a pre-LN encoder's {@code final_layer_norm} after the last. MPNet's
+ * {@code relative_attention_bias}, when the config has one, is read here and shared by every layer's attention.
  *
  * @param layers         layer.0 .. layer.(num_hidden_layers - 1)
  * @param finalLayerNorm final_layer_norm [hidden], or null (BERT has none)
@@ -14,9 +15,10 @@ record BertEncoder(List<BertLayer> layers, LayerNorm finalLayerNorm) {
     static BertEncoder load(Scope scope, BertConfig c) {
         // Copying and packing a base model's 340 MB of layer weights is most of a load: the layers load in parallel.
         BertLayer[] layers = new BertLayer[c.numHiddenLayers()];
+        RelativePositionBias bias = c.relativeAttentionBuckets() > 0 ? RelativePositionBias.load(scope, c) : null;
         Parallel.forRange(layers.length, 1, (from, to) -> {
             for (int l = from; l < to; l++) {
-                layers[l] = BertLayer.load(scope.child("layer." + l), c);
+                layers[l] = BertLayer.load(scope.child("layer." + l), c, bias);
             }
         });
         return new BertEncoder(List.of(layers), c.finalLayerNorm() ? LayerNorm.load(scope.child("final_layer_norm"), c.hiddenSize(), c.layerNormEps()) : null);

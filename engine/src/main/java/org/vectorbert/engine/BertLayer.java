@@ -34,8 +34,8 @@ record BertLayer(BertSelfAttention attention, DenseAndNorm attentionOutput, Pack
         }
     }
 
-    static BertLayer load(Scope scope, BertConfig c) {
-        return new BertLayer(BertSelfAttention.load(scope.child("attention.self"), c),
+    static BertLayer load(Scope scope, BertConfig c, RelativePositionBias bias) {
+        return new BertLayer(BertSelfAttention.load(scope.child("attention.self"), c, bias),
                 DenseAndNorm.load(scope.child("attention.output"), c.hiddenSize(), c),
                 scope.child("intermediate.dense").linear(c.hiddenSize(), c.intermediateSize()), Activation.of(c.hiddenAct()),
                 DenseAndNorm.load(scope.child("output"), c.intermediateSize(), c), c.preLayerNorm(), c.hiddenSize());

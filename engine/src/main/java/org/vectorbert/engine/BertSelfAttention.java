@@ -12,12 +12,14 @@ import org.vectorbert.loader.BertConfig;
  * @param value    value [hidden -> hidden]
  * @param heads    num_attention_heads
  * @param headSize hidden / heads
+ * @param bias     the encoder's relative position bias on the scores (MPNet's), or null
  */
-record BertSelfAttention(PackedMatrix query, PackedMatrix key, PackedMatrix value, int heads, int headSize) {
-    static BertSelfAttention load(Scope scope, BertConfig c) {
+record BertSelfAttention(PackedMatrix query, PackedMatrix key, PackedMatrix value, int heads, int headSize,
+                         RelativePositionBias bias) {
+    static BertSelfAttention load(Scope scope, BertConfig c, RelativePositionBias bias) {
         int h = c.hiddenSize();
         return new BertSelfAttention(scope.child("query").linear(h, h), scope.child("key").linear(h, h),
-                scope.child("value").linear(h, h), c.numAttentionHeads(), c.headSize());
+                scope.child("value").linear(h, h), c.numAttentionHeads(), c.headSize(), bias);
     }
 
     /**
@@ -29,7 +31,7 @@ record BertSelfAttention(PackedMatrix query, PackedMatrix key, PackedMatrix valu
         query.apply(in, layout.rows(), ws.q);
         key.apply(in, layout.rows(), ws.k);
         value.apply(in, layout.rows(), ws.v);
-        attend(layout, ws, layout.starts(), layout.lengths(), probabilities);
+        attend(layout, ws, layout.starts(), layout.lengths(), null, probabilities);
     }
 
     /**
@@ -41,11 +43,15 @@ record BertSelfAttention(PackedMatrix query, PackedMatrix key, PackedMatrix valu
         query.apply(selected, selection.size(), ws.q);
         key.apply(in, layout.rows(), ws.k);
         value.apply(in, layout.rows(), ws.v);
-        attend(layout, ws, selection.starts(), selection.counts(), null);
+        attend(layout, ws, selection.starts(), selection.counts(), selection, null);
     }
 
-    /** Sequence b's queries, rows queryStarts[b] .. + queryCounts[b] of ws.q, against its keys and values; context to ws.ctx. */
-    private void attend(RowLayout layout, Workspace ws, int[] queryStarts, int[] queryCounts, float[] probabilities) {
+    /**
+     * Sequence b's queries, rows queryStarts[b] .. + queryCounts[b] of ws.q, against its keys and values; context to ws.ctx.
+     * The queries are the sequence's positions in order, or with a {@code selection} the positions it selected.
+     */
+    private void attend(RowLayout layout, Workspace ws, int[] queryStarts, int[] queryCounts, RowSelection selection,
+                        float[] probabilities) {
         int hidden = heads * headSize;
         int longest = layout.longest();
         int square = longest * longest;
@@ -60,8 +66,17 @@ record BertSelfAttention(PackedMatrix query, PackedMatrix key, PackedMatrix valu
                 }
                 int seq = layout.lengths()[b];
                 int row0 = layout.starts()[b];
+                int[] biasRows = null;
+                if (bias != null) {
+                    biasRows = new int[queryCounts[b]];
+                    for (int i = 0; i < biasRows.length; i++) {
+                        int position = selection == null ? i : selection.rows()[queryStarts[b] + i] - row0;
+                        biasRows[i] = bias.offset(h, position);
+                    }
+                }
                 Kernels.attention(ws.q, queryStarts[b], queryCounts[b], ws.k, ws.v, hidden, row0, seq, h * headSize,
-                        headSize, ws.mask, row0, probabilities, task * square, ws.ctx, scratch, 0);
+                        headSize, ws.mask, row0, bias == null ? null : bias.rows(), biasRows, probabilities, task * square,
+                        ws.ctx, scratch, 0);
             }
         });
     }

@@ -58,14 +58,14 @@ final class Kernels {
      * when the probabilities are not wanted).
      */
     static void attention(float[] q, int qRow0, int queries, float[] k, float[] v, int hidden, int row0, int seq, int col,
-                          int headSize, float[] mask, int maskOff, float[] scores, int scoresOff, float[] ctx, float[] work,
-                          int workOff) {
+                          int headSize, float[] mask, int maskOff, float[] bias, int[] biasRows, float[] scores, int scoresOff,
+                          float[] ctx, float[] work, int workOff) {
         if (PlainKernels.active()) {
             // The plain loops keep their scores in rows of seq, in the scratch when no one wants them.
-            PlainAttention.head(q, qRow0, queries, k, v, hidden, row0, seq, col, headSize, mask, maskOff,
+            PlainAttention.head(q, qRow0, queries, k, v, hidden, row0, seq, col, headSize, mask, maskOff, bias, biasRows,
                     scores != null ? scores : work, scores != null ? scoresOff : workOff, ctx, new float[L]);
         } else {
-            AttentionKernel.head(q, qRow0, queries, k, v, hidden, row0, seq, col, headSize, mask, maskOff, scores, scoresOff,
+            AttentionKernel.head(q, qRow0, queries, k, v, hidden, row0, seq, col, headSize, mask, maskOff, bias, biasRows, scores, scoresOff,
                     ctx, work, workOff);
         }
     }

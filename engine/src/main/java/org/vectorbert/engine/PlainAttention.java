@@ -4,9 +4,10 @@ package org.vectorbert.engine;
 final class PlainAttention {
     private PlainAttention() {}
 
-    /** {@link AttentionKernel#head}: scores as FMA chains over the head's columns, scaled, masked, softmax, then the values. */
+    /** {@link AttentionKernel#head}: scores as FMA chains over the head's columns, scaled, masked, biased, softmax, then the values. */
     static void head(float[] q, int qRow0, int queries, float[] k, float[] v, int hidden, int row0, int seq, int col,
-                     int headSize, float[] mask, int maskOff, float[] scores, int scoresOff, float[] ctx, float[] lanes) {
+                     int headSize, float[] mask, int maskOff, float[] bias, int[] biasRows, float[] scores, int scoresOff,
+                     float[] ctx, float[] lanes) {
         float scale = (float) (1.0 / Math.sqrt(headSize));
         for (int i = 0; i < queries; i++) {
             int qi = (qRow0 + i) * hidden + col;
@@ -18,6 +19,9 @@ final class PlainAttention {
                     acc = Math.fma(k[kj + d], q[qi + d], acc);
                 }
                 scores[si + j] = acc * scale + mask[maskOff + j];
+                if (bias != null) {
+                    scores[si + j] += bias[biasRows[i] + j];
+                }
             }
             PlainRows.softmax(scores, si, seq, lanes);
         }

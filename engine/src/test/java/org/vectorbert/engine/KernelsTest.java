@@ -8,6 +8,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.vectorbert.loader.DType;
 import org.vectorbert.loader.Tensor;
@@ -237,11 +238,16 @@ class KernelsTest {
                 }
                 float[] ctx = new float[seq * hidden];
                 float[] scores = new float[seq * seq];
+                // The odd heads with a relative bias (MPNet's): query i's row of it begins at seq - 1 - i.
+                float[] bias = random(2 * seq + 64, 2);
+                int[] biasRows = IntStream.range(0, seq).map(i -> seq - 1 - i).toArray();
                 for (int h = 0; h < heads; h++) {
-                    AttentionKernel.head(q, 0, seq, k, v, hidden, 0, seq, h * d, d, mask, 0, scores, 0, ctx,
-                            new float[Kernels.attentionScratch(seq, d)], 0);
+                    boolean biased = h % 2 == 1;
+                    AttentionKernel.head(q, 0, seq, k, v, hidden, 0, seq, h * d, d, mask, 0, biased ? bias : null, biased ? biasRows : null,
+                            scores, 0, ctx, new float[Kernels.attentionScratch(seq, d)], 0);
                 }
-                assertClose(ScalarKernels.attention(q, k, v, seq, hidden, heads, mask), ctx, 1e-5, "seq " + seq + " hidden " + hidden);
+                assertClose(ScalarKernels.attention(q, k, v, seq, hidden, heads, mask, bias, seq - 1), ctx, 1e-5,
+                        "seq " + seq + " hidden " + hidden);
             }
         }
     }

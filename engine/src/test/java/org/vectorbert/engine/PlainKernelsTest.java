@@ -149,13 +149,18 @@ class PlainKernelsTest {
                 float[] ctxPlain = new float[seq * hidden];
                 float[] scoresVector = new float[heads * seq * seq];
                 float[] scoresPlain = new float[heads * seq * seq];
+                // The odd heads with a relative bias (MPNet's): query i's row of it begins at seq - 1 - i.
+                float[] bias = random(2 * seq + 64, 2);
+                int[] biasRows = java.util.stream.IntStream.range(0, seq).map(i -> seq - 1 - i).toArray();
                 for (int h = 0; h < heads; h++) {
                     int head = h;
-                    AttentionKernel.head(q, 0, seq, k, v, hidden, 0, seq, h * d, d, mask, 0, scoresVector, h * seq * seq, ctxVector,
-                            new float[Kernels.attentionScratch(seq, d)], 0);
+                    float[] b = h % 2 == 1 ? bias : null;
+                    int[] rows = h % 2 == 1 ? biasRows : null;
+                    AttentionKernel.head(q, 0, seq, k, v, hidden, 0, seq, h * d, d, mask, 0, b, rows, scoresVector, h * seq * seq,
+                            ctxVector, new float[Kernels.attentionScratch(seq, d)], 0);
                     PlainKernels.runPlain(() -> {
-                        Kernels.attention(q, 0, seq, k, v, hidden, 0, seq, head * d, d, mask, 0, scoresPlain, head * seq * seq, ctxPlain,
-                                new float[Kernels.attentionScratch(seq, d)], 0);
+                        Kernels.attention(q, 0, seq, k, v, hidden, 0, seq, head * d, d, mask, 0, b, rows, scoresPlain, head * seq * seq,
+                                ctxPlain, new float[Kernels.attentionScratch(seq, d)], 0);
                         return null;
                     });
                 }

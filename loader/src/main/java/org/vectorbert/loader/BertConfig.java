@@ -39,6 +39,8 @@ import org.vectorbert.common.Json;
  * @param embeddingSize         the width of the embeddings ({@code embedding_size}, ELECTRA's); else hiddenSize
  * @param positionsSkipPadding  whether position ids skip padding, as RoBERTa's do (see {@link #firstPosition})
  * @param mlmActivation         the MLM head's activation: {@code hidden_act} for BERT, a family's own otherwise
+ * @param relativeAttentionBuckets buckets of the relative position bias added to every layer's attention scores (MPNet's
+ *                              {@code relative_attention_num_buckets}), or 0 for none
  */
 public record BertConfig(
         int vocabSize,
@@ -58,7 +60,8 @@ public record BertConfig(
         boolean finalLayerNorm,
         int embeddingSize,
         boolean positionsSkipPadding,
-        String mlmActivation) implements ModelConfig {
+        String mlmActivation,
+        int relativeAttentionBuckets) implements ModelConfig {
 
     /** Activations the engine implements, by their Hugging Face names. */
     public static final List<String> ACTIVATIONS = List.of("gelu", "gelu_new", "gelu_pytorch_tanh", "relu");
@@ -94,7 +97,7 @@ public record BertConfig(
                       boolean finalLayerNorm) {
         this(vocabSize, hiddenSize, numHiddenLayers, numAttentionHeads, intermediateSize, hiddenAct, layerNormEps,
                 maxPositionEmbeddings, typeVocabSize, padTokenId, positionEmbeddingType, modelType, architectures, preLayerNorm,
-                finalLayerNorm, hiddenSize, false, hiddenAct);
+                finalLayerNorm, hiddenSize, false, hiddenAct, 0);
     }
 
     /**
@@ -108,7 +111,22 @@ public record BertConfig(
     public BertConfig withFamilySwitches(int embeddingSize, boolean positionsSkipPadding, String mlmActivation) {
         return new BertConfig(vocabSize, hiddenSize, numHiddenLayers, numAttentionHeads, intermediateSize, hiddenAct,
                 layerNormEps, maxPositionEmbeddings, typeVocabSize, padTokenId, positionEmbeddingType, modelType, architectures,
-                preLayerNorm, finalLayerNorm, embeddingSize, positionsSkipPadding, mlmActivation);
+                preLayerNorm, finalLayerNorm, embeddingSize, positionsSkipPadding, mlmActivation, relativeAttentionBuckets);
+    }
+
+    /**
+     * The same with a relative position bias on the attention scores (MPNet's), and the token types and padding id a
+     * family without token types and with a fixed padding index has.
+     *
+     * @param buckets       relative_attention_num_buckets: rows of the bias table, 0 for none
+     * @param typeVocabSize rows of the token type embeddings, 0 for none
+     * @param padTokenId    the padding id position ids skip
+     * @return a new configuration
+     */
+    public BertConfig withRelativeAttention(int buckets, int typeVocabSize, int padTokenId) {
+        return new BertConfig(vocabSize, hiddenSize, numHiddenLayers, numAttentionHeads, intermediateSize, hiddenAct,
+                layerNormEps, maxPositionEmbeddings, typeVocabSize, padTokenId, positionEmbeddingType, modelType, architectures,
+                preLayerNorm, finalLayerNorm, embeddingSize, positionsSkipPadding, mlmActivation, buckets);
     }
 
     /** {@return whether the model has token type (segment) embeddings} DistilBERT has none. */
@@ -149,7 +167,7 @@ public record BertConfig(
     public BertConfig withArchitectures(List<String> names) {
         return new BertConfig(vocabSize, hiddenSize, numHiddenLayers, numAttentionHeads, intermediateSize, hiddenAct,
                 layerNormEps, maxPositionEmbeddings, typeVocabSize, padTokenId, positionEmbeddingType, modelType, names,
-                preLayerNorm, finalLayerNorm, embeddingSize, positionsSkipPadding, mlmActivation);
+                preLayerNorm, finalLayerNorm, embeddingSize, positionsSkipPadding, mlmActivation, relativeAttentionBuckets);
     }
 
     /** {@return the width of one attention head} */
@@ -214,7 +232,7 @@ public record BertConfig(
                 architectures,
                 bool(node, "pre_layer_norm", false, source),
                 bool(node, "final_layer_norm", false, source),
-                hidden, false, act);
+                hidden, false, act, 0);
     }
 
     /**

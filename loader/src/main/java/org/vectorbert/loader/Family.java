@@ -47,7 +47,7 @@ public record Family(String name, List<String> modelTypes, String prefix, List<R
 
     /** Every family vectorbert loads. */
     public static final List<Family> ALL = List.of(BertFamily.FAMILY, DistilBertFamily.FAMILY, RobertaFamily.FAMILY,
-            ElectraFamily.FAMILY);
+            ElectraFamily.FAMILY, MpnetFamily.FAMILY);
 
     /** Copies the lists. */
     public Family {

@@ -59,7 +59,7 @@ class FamilyTest {
     void anUnknownModelTypeIsRefusedWithTheSupportedOnes() {
         var e = assertThrows(LoaderException.class, () -> config("{\"model_type\": \"gpt2\"}"));
         assertEquals("config.json: model_type 'gpt2' is not supported (supported: bert, distilbert, roberta, xlm-roberta, camembert, "
-                + "electra)", e.getMessage());
+                + "electra, mpnet)", e.getMessage());
     }
 
     @Test

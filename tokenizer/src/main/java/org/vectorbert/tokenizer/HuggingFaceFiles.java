@@ -68,12 +68,53 @@ final class HuggingFaceFiles {
         return new BertTokenizer(Vocabulary.load(directory.resolve("vocab.txt")), applyOverrides(TokenizerConfig.uncased(), settings));
     }
 
-    /** Whether a tokenizer.json is what {@link #loadTokenizerJson} reads: WordPiece, BERT's normaliser (or none), BERT's pre-tokenizer. */
+    /**
+     * Whether a tokenizer.json is what {@link #loadTokenizerJson} reads: WordPiece, BERT's normaliser (or none), BERT's
+     * pre-tokenizer, BERT's [CLS] A [SEP] B [SEP] (or no post-processor), and added tokens all in the vocabulary. Any
+     * other (MPNet's RobertaProcessing, an added {@code <mask>} past the vocabulary) is the pipeline's, as its stages say.
+     */
     private static boolean isBert(JsonNode root) {
         JsonNode normalizer = root.path("normalizer");
+        JsonNode vocab = root.path("model").path("vocab");
+        boolean addedInVocab = true;
+        for (JsonNode added : root.path("added_tokens")) {
+            addedInVocab &= vocab.has(added.path("content").asText());
+        }
         return "WordPiece".equals(root.path("model").path("type").asText(""))
                 && (normalizer.isMissingNode() || normalizer.isNull() || "BertNormalizer".equals(normalizer.path("type").asText()))
-                && "BertPreTokenizer".equals(root.path("pre_tokenizer").path("type").asText("BertPreTokenizer"));
+                && "BertPreTokenizer".equals(root.path("pre_tokenizer").path("type").asText("BertPreTokenizer"))
+                && isBertTemplate(root.path("post_processor")) && addedInVocab;
+    }
+
+    /** BertProcessing, none, or a TemplateProcessing that is BERT's: [CLS] $A:0 [SEP], and [CLS] $A:0 [SEP] $B:1 [SEP]:1. */
+    private static boolean isBertTemplate(JsonNode post) {
+        if (post.isMissingNode() || post.isNull() || "BertProcessing".equals(post.path("type").asText())) {
+            return true;
+        }
+        if (!"TemplateProcessing".equals(post.path("type").asText())) {
+            return false;
+        }
+        String single = pieces(post.path("single"));
+        String pair = pieces(post.path("pair"));
+        JsonNode first = post.path("single").path(0).path("SpecialToken").path("id");
+        JsonNode last = post.path("single").path(2).path("SpecialToken").path("id");
+        return single.equals("S0 A0 S0") && pair.equals("S0 A0 S0 B1 S1") && "[CLS]".equals(first.asText())
+                && "[SEP]".equals(last.asText())
+                && post.path("pair").path(0).path("SpecialToken").path("id").equals(first)
+                && post.path("pair").path(2).path("SpecialToken").path("id").equals(last)
+                && post.path("pair").path(4).path("SpecialToken").path("id").equals(last);
+    }
+
+    /** A template's pieces in short: S for a special token, A or B for a sequence, each with its type id. */
+    private static String pieces(JsonNode template) {
+        List<String> out = new ArrayList<>();
+        for (JsonNode piece : template) {
+            JsonNode special = piece.path("SpecialToken");
+            JsonNode sequence = piece.path("Sequence");
+            out.add(special.isObject() ? "S" + special.path("type_id").asInt(0)
+                    : sequence.isObject() ? sequence.path("id").asText() + sequence.path("type_id").asInt(0) : "?");
+        }
+        return String.join(" ", out);
     }
 
     /**
