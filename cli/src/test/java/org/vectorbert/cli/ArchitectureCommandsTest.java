@@ -1,0 +1,70 @@
+package org.vectorbert.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.vectorbert.cli.TokenizeCommandTest.assertUserError;
+import static org.vectorbert.cli.TokenizeCommandTest.run;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The commands on an architecture other than BERT's (MPNet's reference fixtures, engine's test resources), and what
+ * they refuse: a model type no architecture runs, a config that contradicts the weights, a text past the maximum.
+ */
+class ArchitectureCommandsTest {
+    private static final Path MPNET = Path.of(System.getProperty("user.dir")).resolve("../engine/src/test/resources/architectures/mpnet")
+            .normalize();
+
+    @TempDir
+    Path work;
+
+    @Test
+    void mpnetEmbedsAndFillsMasks() {
+        TokenizeCommandTest.Run embedded = run("embed", "--model", MPNET.resolve("mpnet-sentence-mean").toString(), "A man is eating.");
+        assertEquals(0, embedded.exit(), embedded.err());
+        assertTrue(embedded.out().startsWith("\"A man is eating.\"  [32] "), embedded.out());
+        assertTrue(embedded.out().contains("(norm 1.0000)"), embedded.out());
+        TokenizeCommandTest.Run filled = run("fill-mask", "--model", MPNET.resolve("mpnet-mlm").toString(), "Where is the <mask> tower?");
+        assertEquals(0, filled.exit(), filled.err());
+        assertEquals(5, filled.out().lines().filter(l -> l.matches(" +[1-5]  .*")).count(), filled.out());
+    }
+
+    @Test
+    void anUnknownModelTypeNamesTheSupportedOnes() throws IOException {
+        Path dir = copy("mpnet-mlm", "unknown");
+        Files.writeString(dir.resolve("config.json"), Files.readString(dir.resolve("config.json")).replace("\"mpnet\"", "\"gpt2\""));
+        assertUserError(run("embed", "--model", dir.toString(), "text"),
+                "model_type 'gpt2' is not supported (supported: bert, distilbert, roberta, xlm-roberta, camembert, electra, mpnet)");
+    }
+
+    @Test
+    void aConfigThatContradictsTheWeightsNamesTheTensor() throws IOException {
+        Path dir = copy("mpnet-mlm", "contradicts");
+        Files.writeString(dir.resolve("config.json"), Files.readString(dir.resolve("config.json"))
+                .replace("\"relative_attention_num_buckets\": 32", "\"relative_attention_num_buckets\": 64"));
+        assertUserError(run("embed", "--model", dir.toString(), "text"),
+                "weight mpnet.encoder.relative_attention_bias.weight has shape [32, 4], expected [64, 4] for this config");
+    }
+
+    /** Without sentence-transformers' max_seq_length to cut at, a text past the 512 positions is refused. */
+    @Test
+    void aTextPastTheMaximumIsRefused() {
+        String text = "the ".repeat(600);
+        assertUserError(run("embed", "--model", MPNET.resolve("mpnet-mlm").toString(), text), "is 602 tokens, longer than the model's 512");
+    }
+
+    private Path copy(String fixture, String name) throws IOException {
+        Path to = Files.createDirectories(work.resolve(name));
+        try (Stream<Path> files = Files.list(MPNET.resolve(fixture))) {
+            for (Path f : files.filter(Files::isRegularFile).toList()) {
+                Files.copy(f, to.resolve(f.getFileName()));
+            }
+        }
+        return to;
+    }
+}
