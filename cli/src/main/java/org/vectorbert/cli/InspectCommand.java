@@ -66,7 +66,8 @@ final class InspectCommand implements Callable<Integer> {
                 k.modelType(), c.family().name(), k.numHiddenLayers(), k.hiddenSize(),
                 k.embeddingSize() == k.hiddenSize() ? "" : " (embeddings " + k.embeddingSize() + ")", k.numAttentionHeads(), k.intermediateSize(),
                 k.vocabSize(), k.maxPositionEmbeddings(), k.hiddenAct(),
-                k.preLayerNorm() ? "pre-LN" + (k.finalLayerNorm() ? " + final LayerNorm" : "") : "post-LN"));
+                (k.preLayerNorm() ? "pre-LN" + (k.finalLayerNorm() ? " + final LayerNorm" : "") : "post-LN")
+                        + (k.relativeAttentionBuckets() > 0 ? ", relative position bias (" + k.relativeAttentionBuckets() + " buckets)" : "")));
         b.append(String.format("tensors:    %d, %,d parameters, %,d bytes (%s)%n", c.tensors().size(), c.parameterCount(),
                 c.byteCount(), dtypeSummary(c)));
         Set<HeadKind> heads = BertModel.headsIn(c);

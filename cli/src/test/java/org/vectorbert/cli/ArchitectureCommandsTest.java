@@ -35,6 +35,16 @@ class ArchitectureCommandsTest {
     }
 
     @Test
+    void inspectSaysWhatMpnetHas() {
+        TokenizeCommandTest.Run inspected = run("inspect", "--model", MPNET.resolve("mpnet-qa").toString());
+        assertEquals(0, inspected.exit(), inspected.err());
+        assertTrue(inspected.out().contains("config:     mpnet (MPNet family), 2 layers, hidden 32, 4 heads, intermediate 64, vocab 326, "
+                + "514 positions, gelu, post-LN, relative position bias (32 buckets)\n"), inspected.out());
+        assertTrue(inspected.out().contains("heads:      masked-LM no, pooler no, sequence classifier no, token classifier no, "
+                + "question answering yes\n"), inspected.out());
+    }
+
+    @Test
     void anUnknownModelTypeNamesTheSupportedOnes() throws IOException {
         Path dir = copy("mpnet-mlm", "unknown");
         Files.writeString(dir.resolve("config.json"), Files.readString(dir.resolve("config.json")).replace("\"mpnet\"", "\"gpt2\""));
