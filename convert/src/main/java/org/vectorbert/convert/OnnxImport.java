@@ -560,6 +560,11 @@ public final class OnnxImport {
      * Shapes are never used to tell families apart.
      */
     private static Encoder family(Map<String, OnnxGraph.Tensor> init, Set<String> ops, JsonNode tokenizer, String source) {
+        // MPNet's names are RoBERTa's but for its attention and its relative position bias, which no import maps yet.
+        if (init.keySet().stream().anyMatch(n -> n.equals("encoder.relative_attention_bias.weight") || n.startsWith("mpnet."))) {
+            throw new LoaderException(source + " is an MPNet export, which vectorbert does not import from ONNX: give --model the"
+                    + " model's safetensors directory (config.json and model.safetensors)");
+        }
         List<Family> prefixed = Family.ALL.stream()
                 .filter(f -> init.containsKey(f.spellings(WORDS).getFirst()))
                 .toList();
