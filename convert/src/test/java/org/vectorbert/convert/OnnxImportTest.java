@@ -273,7 +273,8 @@ class OnnxImportTest {
         String two = refusal(() -> OnnxImport.importGraph(twoEncoders, "r.onnx"));
         assertEquals("r.onnx holds more than one encoder (bert.embeddings.word_embeddings.weight, embeddings.word_embeddings.weight);"
                 + " vectorbert imports one", two);
-        String mpnet = refusal(() -> OnnxImport.importGraph(with(graph("roberta"), "encoder.relative_attention_bias.weight", 32, 4), "m.onnx"));
+        OnnxGraph mpnetLike = with(graph("roberta"), "encoder.relative_attention_bias.weight", 32, 4);
+        String mpnet = refusal(() -> OnnxImport.importGraph(mpnetLike, "m.onnx"));
         assertEquals("m.onnx is an MPNet export, which vectorbert does not import from ONNX: give --model the model's safetensors"
                 + " directory (config.json and model.safetensors)", mpnet);
         assertFalse(unknown.contains("\n") || missing.contains("\n") || unnamed.contains("\n") || two.contains("\n"));

@@ -15,6 +15,9 @@ import jdk.incubator.vector.VectorMask;
 final class AttentionKernel {
     private AttentionKernel() {}
 
+    /** Query rows whose scores are held at a time: the scratch grows with the keys, not with their square. */
+    static final int QUERY_CHUNK = 96;
+
     /**
      * Attention for one sequence and one head: its keys and values are rows [row0, row0+seq) of k and v ([rows, hidden]),
      * columns [col, col+headSize); its queries rows [qRow0, qRow0+queries) of q, the same rows as the keys for a whole
@@ -23,20 +26,24 @@ final class AttentionKernel {
      * {@code maskOff} holds the additive mask per key (0 or the float minimum). The context goes to the query rows and
      * the same columns of {@code ctx}. {@code bias}, unless null, is added to the scaled, masked scores: query i's over
      * keys 0, 1, ... from {@code bias[biasRows[i]]} on, {@link Kernels#keyStride} floats (MPNet's relative positions,
-     * {@link RelativePositionBias}). {@code scores} from {@code scoresOff}, unless null, receives the probabilities:
-     * queries·seq floats. {@code work} from {@code workOff} is {@link Kernels#attentionScratch(int, int)} floats: the
-     * head's keys transposed, so a query row meets L keys per FMA instead of one dot product (and one lane sum) per key,
-     * in blocks of 2L keys (d-major within a block, so the score loop's index grows by a constant and C2 drops its bounds
-     * checks); the mask; then the scores.
+     * {@link RelativePositionBias}). With a {@code window} above 0, query i (at position {@code positions[i]} of the
+     * sequence, or i when positions is null) sees only the keys at most {@code window} positions away (a sliding-window
+     * layer), and only the blocks of keys within reach of a chunk of queries are computed. {@code scores} from
+     * {@code scoresOff}, unless null, receives the probabilities: queries·seq floats. {@code work} from {@code workOff}
+     * is {@link Kernels#attentionScratch(int, int)} floats: the head's keys transposed, so a query row meets L keys per FMA
+     * instead of one dot product (and one lane sum) per key, in blocks of 2L keys (d-major within a block, so the score
+     * loop's index grows by a constant and C2 drops its bounds checks); the mask; then the scores of
+     * {@link #QUERY_CHUNK} query rows.
      *
      * <p>Every row there is {@link Kernels#keyStride} floats, whole pairs of vectors: keys past the sequence are zero, their
      * mask -∞, so their probabilities are exactly 0 and every sum, and so every bit, is as it was. The kernels then run
      * whole vectors only, the same branches for every length: otherwise C2, which compiles a branch it has not seen taken
-     * as a trap, deoptimizes the kernel when the first text longer than a corpus's short first ones arrives.
+     * as a trap, deoptimizes the kernel when the first text longer than a corpus's short first ones arrives. Keys a window
+     * leaves out likewise have probability exactly 0, so skipping whole blocks of them changes no bit.
      */
     static void head(float[] q, int qRow0, int queries, float[] k, float[] v, int hidden, int row0, int seq, int col,
-                     int headSize, float[] mask, int maskOff, float[] bias, int[] biasRows, float[] scores, int scoresOff, float[] ctx,
-                     float[] work, int workOff) {
+                     int headSize, float[] mask, int maskOff, float[] bias, int[] biasRows, int[] positions, int window,
+                     float[] scores, int scoresOff, float[] ctx, float[] work, int workOff) {
         int stride = Kernels.keyStride(seq);
         int maskRow = workOff + headSize * stride;
         int rows = maskRow + stride;
@@ -53,75 +60,109 @@ final class AttentionKernel {
         System.arraycopy(mask, maskOff, work, maskRow, seq);
         Arrays.fill(work, maskRow + seq, maskRow + stride, Float.NEGATIVE_INFINITY);
         float scale = (float) (1.0 / Math.sqrt(headSize));
-        // Six query rows at a time: each key vector loaded feeds six independent FMA chains (one row alone waits on
-        // each FMA's latency); with two key vectors, twelve accumulators, as in the matrix kernel's tile.
-        // A last group of fewer rows repeats its last row: the same FMAs, into the same place.
-        for (int i = 0; i < queries; i += 6) {
-            scores(q, (qRow0 + i) * hidden + col, hidden, Math.min(6, queries - i), headSize, work, workOff, stride,
-                    scale, maskRow, rows + i * stride);
-        }
-        if (bias != null) {
-            for (int i = 0; i < queries; i++) {
-                int r = rows + i * stride;
-                for (int j = 0; j < stride; j += L) {
-                    FloatVector.fromArray(S, work, r + j).add(FloatVector.fromArray(S, bias, biasRows[i] + j)).intoArray(work, r + j);
+        boolean windowed = window > 0 && window < seq - 1;
+        for (int c0 = 0; c0 < queries; c0 += QUERY_CHUNK) {
+            int c1 = Math.min(queries, c0 + QUERY_CHUNK);
+            // The keys this chunk's queries can see, in whole blocks of 2L.
+            int from = 0;
+            int to = stride;
+            if (windowed) {
+                int first = Integer.MAX_VALUE;
+                int last = 0;
+                for (int i = c0; i < c1; i++) {
+                    int p = positions == null ? i : positions[i];
+                    first = Math.min(first, p);
+                    last = Math.max(last, p);
+                }
+                from = Math.max(0, first - window) / (2 * L) * (2 * L);
+                to = Math.min(stride, (last + window + 2 * L) / (2 * L) * (2 * L));
+            }
+            // Six query rows at a time: each key vector loaded feeds six independent FMA chains (one row alone waits on
+            // each FMA's latency); with two key vectors, twelve accumulators, as in the matrix kernel's tile.
+            // A last group of fewer rows repeats its last row: the same FMAs, into the same place.
+            for (int i = c0; i < c1; i += 6) {
+                scores(q, (qRow0 + i) * hidden + col, hidden, Math.min(6, c1 - i), headSize, work, workOff, stride, from, to,
+                        scale, maskRow, rows + (i - c0) * stride);
+            }
+            for (int i = c0; i < c1; i++) {
+                int r = rows + (i - c0) * stride;
+                if (bias != null) {
+                    for (int j = from; j < to; j += L) {
+                        FloatVector.fromArray(S, work, r + j).add(FloatVector.fromArray(S, bias, biasRows[i] + j)).intoArray(work, r + j);
+                    }
+                }
+                if (windowed) {
+                    int p = positions == null ? i : positions[i];
+                    for (int j = from; j < to; j++) {
+                        if (Math.abs(j - p) > window) {
+                            work[r + j] = Float.NEGATIVE_INFINITY;
+                        }
+                    }
+                }
+                RowKernels.softmax(work, r + from, to - from);
+                if (scores != null) {
+                    int out = scoresOff + i * seq;
+                    Arrays.fill(scores, out, out + seq, 0f);
+                    System.arraycopy(work, r + from, scores, out + from, Math.min(to, seq) - from);
                 }
             }
+            values(v, hidden, row0, Math.min(to, seq), from, col, headSize, work, rows - c0 * stride, stride, ctx, qRow0, c0, c1);
         }
-        for (int i = 0; i < queries; i++) {
-            RowKernels.softmax(work, rows + i * stride, stride);
-        }
-        if (scores != null) {
-            for (int i = 0; i < queries; i++) {
-                System.arraycopy(work, rows + i * stride, scores, scoresOff + i * seq, seq);
-            }
-        }
-        // Two query rows at a time, so each value vector loaded serves both; an odd last row goes
-        // with itself (the same FMAs twice, into the same place).
+    }
+
+    /**
+     * The context of query rows c0 .. c1 - 1 (their probabilities at {@code p0} + i·stride in w, keys {@code from} to
+     * {@code to} - 1): Σj p[j]·v[j] into their rows of ctx. Two query rows at a time, so each value vector loaded serves
+     * both; an odd last row goes with itself (the same FMAs twice, into the same place).
+     */
+    private static void values(float[] v, int hidden, int row0, int to, int from, int col, int headSize, float[] w, int p0,
+                               int stride, float[] ctx, int qRow0, int c0, int c1) {
+        int n = to - from;
+        int v0 = (row0 + from) * hidden + col;
         int c4 = headSize / (4 * L) * (4 * L);
         int c2 = headSize - c4 >= 2 * L ? c4 + 2 * L : c4;
-        for (int i = 0; i < queries; i += 2) {
+        for (int i = c0; i < c1; i += 2) {
             int a = i;
-            int b = Math.min(i + 1, queries - 1);
-            int pa = rows + a * stride;
-            int pb = rows + b * stride;
+            int b = Math.min(i + 1, c1 - 1);
+            int pa = p0 + a * stride + from;
+            int pb = p0 + b * stride + from;
             int outA = (qRow0 + a) * hidden + col;
             int outB = (qRow0 + b) * hidden + col;
             for (int c = 0; c < c4; c += 4 * L) {
-                weightedValues4(v, hidden, row0 * hidden + col + c, seq, work, pa, pb, ctx, outA + c, outB + c);
+                weightedValues4(v, hidden, v0 + c, n, w, pa, pb, ctx, outA + c, outB + c);
             }
             for (int c = c2; c < headSize; c += L) {
-                weightedValues1(v, hidden, row0 * hidden + col + c, seq, work, pa, pb, ctx, outA + c, outB + c, headSize - c);
+                weightedValues1(v, hidden, v0 + c, n, w, pa, pb, ctx, outA + c, outB + c, headSize - c);
             }
         }
         // Two vectors of columns (a MiniLM head with 512-bit vectors) take four query rows at a time: eight FMA chains, as
         // four wait on their own FMAs' latency. A last group of fewer rows repeats its last.
         if (c2 > c4) {
-            for (int i = 0; i < queries; i += 4) {
-                int last = queries - 1;
+            for (int i = c0; i < c1; i += 4) {
+                int last = c1 - 1;
                 int a = i, b = Math.min(i + 1, last), c = Math.min(i + 2, last), d = Math.min(i + 3, last);
                 int out = qRow0 * hidden + col + c4;
-                weightedValues2(v, hidden, row0 * hidden + col + c4, seq, work, rows + a * stride, rows + b * stride,
-                        rows + c * stride, rows + d * stride, ctx, out + a * hidden, out + b * hidden, out + c * hidden,
+                weightedValues2(v, hidden, v0 + c4, n, w, p0 + a * stride + from, p0 + b * stride + from,
+                        p0 + c * stride + from, p0 + d * stride + from, ctx, out + a * hidden, out + b * hidden, out + c * hidden,
                         out + d * hidden);
             }
         }
     }
 
     /**
-     * Scaled, masked scores of {@code rows} (1 to 6) query rows against every key: two blocks of L keys per pass over the
+     * Scaled, masked scores of {@code rows} (1 to 6) query rows against keys {@code from} to {@code to} - 1: two blocks of L keys per pass over the
      * head (twelve independent FMA chains). The rows start at {@code q0} in q, {@code hidden} apart; the transposed keys
      * at {@code keysOff} in w, in blocks of 2L keys by headSize; the mask at {@code maskRow}, a row of {@code stride}
      * floats (whole pairs of vectors); the scores go to w from {@code s0}, rows {@code stride} apart. Fewer than six rows
      * repeat the last.
      */
     private static void scores(float[] q, int q0, int hidden, int rows, int headSize, float[] w, int keysOff, int stride,
-                               float scale, int maskRow, int s0) {
+                               int from, int to, float scale, int maskRow, int s0) {
         int last = rows - 1;
         int r1 = Math.min(1, last), r2 = Math.min(2, last), r3 = Math.min(3, last), r4 = Math.min(4, last), r5 = Math.min(5, last);
         int qa = q0, qb = q0 + r1 * hidden, qc = q0 + r2 * hidden, qd = q0 + r3 * hidden, qe = q0 + r4 * hidden, qf = q0 + r5 * hidden;
         int sa = s0, sb = s0 + r1 * stride, sc = s0 + r2 * stride, sd = s0 + r3 * stride, se = s0 + r4 * stride, sf = s0 + r5 * stride;
-        for (int j = 0; j < stride; j += 2 * L) {
+        for (int j = from; j < to; j += 2 * L) {
             FloatVector a0 = FloatVector.zero(S), a1 = a0, b0 = a0, b1 = a0, c0 = a0, c1 = a0, d0 = a0, d1 = a0;
             FloatVector e0 = a0, e1 = a0, f0 = a0, f1 = a0;
             // The keys' index grows by a constant, so C2 checks the block's bounds once rather than at every load.

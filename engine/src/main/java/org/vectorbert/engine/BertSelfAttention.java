@@ -66,17 +66,23 @@ record BertSelfAttention(PackedMatrix query, PackedMatrix key, PackedMatrix valu
                 }
                 int seq = layout.lengths()[b];
                 int row0 = layout.starts()[b];
+                int[] positions = null;
+                if (selection != null) {
+                    positions = new int[queryCounts[b]];
+                    for (int i = 0; i < positions.length; i++) {
+                        positions[i] = selection.rows()[queryStarts[b] + i] - row0;
+                    }
+                }
                 int[] biasRows = null;
                 if (bias != null) {
                     biasRows = new int[queryCounts[b]];
                     for (int i = 0; i < biasRows.length; i++) {
-                        int position = selection == null ? i : selection.rows()[queryStarts[b] + i] - row0;
-                        biasRows[i] = bias.offset(h, position);
+                        biasRows[i] = bias.offset(h, positions == null ? i : positions[i]);
                     }
                 }
                 Kernels.attention(ws.q, queryStarts[b], queryCounts[b], ws.k, ws.v, hidden, row0, seq, h * headSize,
-                        headSize, ws.mask, row0, bias == null ? null : bias.rows(), biasRows, probabilities, task * square,
-                        ws.ctx, scratch, 0);
+                        headSize, ws.mask, row0, bias == null ? null : bias.rows(), biasRows, positions, 0, probabilities,
+                        task * square, ws.ctx, scratch, 0);
             }
         });
     }

@@ -58,15 +58,14 @@ final class Kernels {
      * when the probabilities are not wanted).
      */
     static void attention(float[] q, int qRow0, int queries, float[] k, float[] v, int hidden, int row0, int seq, int col,
-                          int headSize, float[] mask, int maskOff, float[] bias, int[] biasRows, float[] scores, int scoresOff,
-                          float[] ctx, float[] work, int workOff) {
+                          int headSize, float[] mask, int maskOff, float[] bias, int[] biasRows, int[] positions, int window,
+                          float[] scores, int scoresOff, float[] ctx, float[] work, int workOff) {
         if (PlainKernels.active()) {
-            // The plain loops keep their scores in rows of seq, in the scratch when no one wants them.
             PlainAttention.head(q, qRow0, queries, k, v, hidden, row0, seq, col, headSize, mask, maskOff, bias, biasRows,
-                    scores != null ? scores : work, scores != null ? scoresOff : workOff, ctx, new float[L]);
+                    positions, window, scores, scoresOff, ctx, work, workOff, new float[L]);
         } else {
-            AttentionKernel.head(q, qRow0, queries, k, v, hidden, row0, seq, col, headSize, mask, maskOff, bias, biasRows, scores, scoresOff,
-                    ctx, work, workOff);
+            AttentionKernel.head(q, qRow0, queries, k, v, hidden, row0, seq, col, headSize, mask, maskOff, bias, biasRows,
+                    positions, window, scores, scoresOff, ctx, work, workOff);
         }
     }
 
@@ -75,7 +74,7 @@ final class Kernels {
      * transposed keys, the mask and the scores, each in rows of {@link #keyStride}.
      */
     static int attentionScratch(int seq, int headSize) {
-        return (headSize + 1 + seq) * keyStride(seq);
+        return (headSize + 1 + Math.min(seq, AttentionKernel.QUERY_CHUNK)) * keyStride(seq);
     }
 
     /** A thread's scratch for attention: the transposed keys, mask and scores of the head it computes. Grows, never shrinks. */

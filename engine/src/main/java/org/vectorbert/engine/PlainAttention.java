@@ -4,34 +4,40 @@ package org.vectorbert.engine;
 final class PlainAttention {
     private PlainAttention() {}
 
-    /** {@link AttentionKernel#head}: scores as FMA chains over the head's columns, scaled, masked, biased, softmax, then the values. */
+    /**
+     * {@link AttentionKernel#head}: per query row, scores as FMA chains over the head's columns, scaled, masked, biased,
+     * windowed, softmax, then the values; the row's scores in {@code row} from {@code rowOff} (seq floats), and copied to
+     * {@code scores} unless it is null.
+     */
     static void head(float[] q, int qRow0, int queries, float[] k, float[] v, int hidden, int row0, int seq, int col,
-                     int headSize, float[] mask, int maskOff, float[] bias, int[] biasRows, float[] scores, int scoresOff,
-                     float[] ctx, float[] lanes) {
+                     int headSize, float[] mask, int maskOff, float[] bias, int[] biasRows, int[] positions, int window,
+                     float[] scores, int scoresOff, float[] ctx, float[] row, int rowOff, float[] lanes) {
         float scale = (float) (1.0 / Math.sqrt(headSize));
+        boolean windowed = window > 0 && window < seq - 1;
         for (int i = 0; i < queries; i++) {
             int qi = (qRow0 + i) * hidden + col;
-            int si = scoresOff + i * seq;
+            int p = positions == null ? i : positions[i];
             for (int j = 0; j < seq; j++) {
                 int kj = (row0 + j) * hidden + col;
                 float acc = 0f;
                 for (int d = 0; d < headSize; d++) {
                     acc = Math.fma(k[kj + d], q[qi + d], acc);
                 }
-                scores[si + j] = acc * scale + mask[maskOff + j];
+                float s = acc * scale + mask[maskOff + j];
                 if (bias != null) {
-                    scores[si + j] += bias[biasRows[i] + j];
+                    s += bias[biasRows[i] + j];
                 }
+                row[rowOff + j] = windowed && Math.abs(j - p) > window ? Float.NEGATIVE_INFINITY : s;
             }
-            PlainRows.softmax(scores, si, seq, lanes);
-        }
-        for (int i = 0; i < queries; i++) {
-            int si = scoresOff + i * seq;
+            PlainRows.softmax(row, rowOff, seq, lanes);
+            if (scores != null) {
+                System.arraycopy(row, rowOff, scores, scoresOff + i * seq, seq);
+            }
             int out = (qRow0 + i) * hidden + col;
             for (int c = 0; c < headSize; c++) {
                 float acc = 0f;
                 for (int j = 0; j < seq; j++) {
-                    acc = Math.fma(v[(row0 + j) * hidden + col + c], scores[si + j], acc);
+                    acc = Math.fma(v[(row0 + j) * hidden + col + c], row[rowOff + j], acc);
                 }
                 ctx[out + c] = acc;
             }

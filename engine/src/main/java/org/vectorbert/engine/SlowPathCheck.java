@@ -172,7 +172,7 @@ final class SlowPathCheck {
         List<Speed> speeds = new ArrayList<>();
         speeds.add(new Speed(Kernel.MATRIX, 2.0 * r * w.in * hidden / best(() -> MatMul.linear(x, r, w, out))));
         speeds.add(new Speed(Kernel.ATTENTION, 4.0 * square * headSize / best(() -> AttentionKernel.head(q, 0, s, k, v, hidden, 0, s, 0, headSize,
-                mask, 0, null, null, null, 0, ctx, scratch, 0))));
+                mask, 0, null, null, null, 0, null, 0, ctx, scratch, 0))));
         // The row kernels one row (or 4096 floats) per call, which runs on this thread: handing 16 rows to the
         // kernel threads costs more than the work, and would hide the kernel's own speed.
         speeds.add(new Speed(Kernel.LAYER_NORM, 1000.0 * r * hidden / best(() -> {

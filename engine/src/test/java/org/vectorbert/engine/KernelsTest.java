@@ -222,34 +222,39 @@ class KernelsTest {
 
     @Test
     void attentionMatchesItsTwin() {
-        // Lengths below, at and past a pair of vectors (1 to 130 keys), so rows are padded by 0 to 2L - 1 keys whose
-        // probability must be exactly 0.
-        for (int seq : new int[] {1, 2, 5, 17, 40, 70, 130}) {
+        // Lengths below, at and past a pair of vectors (1 to 300 keys), so rows are padded by 0 to 2L - 1 keys whose
+        // probability must be exactly 0; every key, then a sliding window of 3 (within one block of keys) and of 40
+        // (across blocks, and across query chunks at 300).
+        for (int seq : new int[] {1, 2, 5, 17, 40, 70, 130, 300}) {
             for (int[] shape : new int[][] {{8, 2}, {64, 4}, {48, 3}, {256, 4}}) {
-                int hidden = shape[0];
-                int heads = shape[1];
-                int d = hidden / heads;
-                float[] q = random(seq * hidden, 1);
-                float[] k = random(seq * hidden, 1);
-                float[] v = random(seq * hidden, 1);
-                float[] mask = new float[seq];
-                if (seq > 2) {
-                    mask[seq - 1] = -Float.MAX_VALUE;
+                for (int window : new int[] {0, 3, 40}) {
+                    assertAttentionMatchesItsTwin(seq, shape[0], shape[1], window);
                 }
-                float[] ctx = new float[seq * hidden];
-                float[] scores = new float[seq * seq];
-                // The odd heads with a relative bias (MPNet's): query i's row of it begins at seq - 1 - i.
-                float[] bias = random(2 * seq + 64, 2);
-                int[] biasRows = IntStream.range(0, seq).map(i -> seq - 1 - i).toArray();
-                for (int h = 0; h < heads; h++) {
-                    boolean biased = h % 2 == 1;
-                    AttentionKernel.head(q, 0, seq, k, v, hidden, 0, seq, h * d, d, mask, 0, biased ? bias : null, biased ? biasRows : null,
-                            scores, 0, ctx, new float[Kernels.attentionScratch(seq, d)], 0);
-                }
-                assertClose(ScalarKernels.attention(q, k, v, seq, hidden, heads, mask, bias, seq - 1), ctx, 1e-5,
-                        "seq " + seq + " hidden " + hidden);
             }
         }
+    }
+
+    private void assertAttentionMatchesItsTwin(int seq, int hidden, int heads, int window) {
+        int d = hidden / heads;
+        float[] q = random(seq * hidden, 1);
+        float[] k = random(seq * hidden, 1);
+        float[] v = random(seq * hidden, 1);
+        float[] mask = new float[seq];
+        if (seq > 2) {
+            mask[seq - 1] = -Float.MAX_VALUE;
+        }
+        float[] ctx = new float[seq * hidden];
+        float[] scores = new float[seq * seq];
+        // The odd heads with a relative bias (MPNet's): query i's row of it begins at seq - 1 - i.
+        float[] bias = random(2 * seq + 64, 2);
+        int[] biasRows = IntStream.range(0, seq).map(i -> seq - 1 - i).toArray();
+        for (int h = 0; h < heads; h++) {
+            boolean biased = h % 2 == 1;
+            AttentionKernel.head(q, 0, seq, k, v, hidden, 0, seq, h * d, d, mask, 0, biased ? bias : null, biased ? biasRows : null,
+                    null, window, scores, 0, ctx, new float[Kernels.attentionScratch(seq, d)], 0);
+        }
+        assertClose(ScalarKernels.attention(q, k, v, seq, hidden, heads, mask, bias, seq - 1, window), ctx, 1e-5,
+                "seq " + seq + " hidden " + hidden + " window " + window);
     }
 
     @Test

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -131,42 +132,67 @@ class PlainKernelsTest {
 
     @Test
     void attentionGivesTheVectorBits() {
-        for (int seq : new int[] {1, 2, 5, 9, 17, 40, 70}) {
+        for (int seq : new int[] {1, 2, 5, 9, 17, 40, 70, 200}) {
             // Head sizes 4 to 128: with 16-float vectors every column path of the value pass (four vectors, two, one,
             // a masked rest) and their mixes; with 8-float ones as many.
             for (int[] shape : new int[][] {{8, 2}, {64, 4}, {60, 3}, {768, 12}, {384, 12}, {96, 2}, {192, 2}, {256, 2}, {56, 1}}) {
-                int hidden = shape[0];
-                int heads = shape[1];
-                int d = hidden / heads;
-                float[] q = random(seq * hidden, 1);
-                float[] k = random(seq * hidden, 1);
-                float[] v = random(seq * hidden, 1);
-                float[] mask = new float[seq];
-                if (seq > 2) {
-                    mask[seq - 1] = -Float.MAX_VALUE;
+                // Every key, and sliding windows within one block of keys and across blocks and query chunks.
+                for (int window : new int[] {0, 4, 33}) {
+                    assertAttentionGivesTheVectorBits(seq, shape[0], shape[1], window);
                 }
-                float[] ctxVector = new float[seq * hidden];
-                float[] ctxPlain = new float[seq * hidden];
-                float[] scoresVector = new float[heads * seq * seq];
-                float[] scoresPlain = new float[heads * seq * seq];
-                // The odd heads with a relative bias (MPNet's): query i's row of it begins at seq - 1 - i.
-                float[] bias = random(2 * seq + 64, 2);
-                int[] biasRows = java.util.stream.IntStream.range(0, seq).map(i -> seq - 1 - i).toArray();
-                for (int h = 0; h < heads; h++) {
-                    int head = h;
-                    float[] b = h % 2 == 1 ? bias : null;
-                    int[] rows = h % 2 == 1 ? biasRows : null;
-                    AttentionKernel.head(q, 0, seq, k, v, hidden, 0, seq, h * d, d, mask, 0, b, rows, scoresVector, h * seq * seq,
-                            ctxVector, new float[Kernels.attentionScratch(seq, d)], 0);
-                    PlainKernels.runPlain(() -> {
-                        Kernels.attention(q, 0, seq, k, v, hidden, 0, seq, head * d, d, mask, 0, b, rows, scoresPlain, head * seq * seq,
-                                ctxPlain, new float[Kernels.attentionScratch(seq, d)], 0);
-                        return null;
-                    });
-                }
-                assertArrayEquals(scoresVector, scoresPlain, "probabilities, seq " + seq + " hidden " + hidden);
-                assertArrayEquals(ctxVector, ctxPlain, "context, seq " + seq + " hidden " + hidden);
             }
+        }
+    }
+
+    private void assertAttentionGivesTheVectorBits(int seq, int hidden, int heads, int window) {
+        int d = hidden / heads;
+        float[] q = random(seq * hidden, 1);
+        float[] k = random(seq * hidden, 1);
+        float[] v = random(seq * hidden, 1);
+        float[] mask = new float[seq];
+        if (seq > 2) {
+            mask[seq - 1] = -Float.MAX_VALUE;
+        }
+        float[] ctxVector = new float[seq * hidden];
+        float[] ctxPlain = new float[seq * hidden];
+        float[] scoresVector = new float[heads * seq * seq];
+        float[] scoresPlain = new float[heads * seq * seq];
+        // The odd heads with a relative bias (MPNet's): query i's row of it begins at seq - 1 - i.
+        float[] bias = random(2 * seq + 64, 2);
+        int[] biasRows = IntStream.range(0, seq).map(i -> seq - 1 - i).toArray();
+        // Every third query alone, gathered, at its own position: the floats the whole pass gives it.
+        int[] positions = IntStream.range(0, seq).filter(i -> i % 3 == 1).toArray();
+        float[] selected = new float[positions.length * hidden];
+        for (int i = 0; i < positions.length; i++) {
+            System.arraycopy(q, positions[i] * hidden, selected, i * hidden, hidden);
+        }
+        int[] selectedBias = Arrays.stream(positions).map(p -> seq - 1 - p).toArray();
+        float[] ctxSelected = new float[positions.length * hidden];
+        float[] ctxSelectedPlain = new float[positions.length * hidden];
+        for (int h = 0; h < heads; h++) {
+            int head = h;
+            float[] b = h % 2 == 1 ? bias : null;
+            int[] rows = h % 2 == 1 ? biasRows : null;
+            int[] rowsSelected = h % 2 == 1 ? selectedBias : null;
+            AttentionKernel.head(q, 0, seq, k, v, hidden, 0, seq, h * d, d, mask, 0, b, rows, null, window, scoresVector,
+                    h * seq * seq, ctxVector, new float[Kernels.attentionScratch(seq, d)], 0);
+            AttentionKernel.head(selected, 0, positions.length, k, v, hidden, 0, seq, h * d, d, mask, 0, b, rowsSelected, positions,
+                    window, null, 0, ctxSelected, new float[Kernels.attentionScratch(seq, d)], 0);
+            PlainKernels.runPlain(() -> {
+                Kernels.attention(q, 0, seq, k, v, hidden, 0, seq, head * d, d, mask, 0, b, rows, null, window, scoresPlain,
+                        head * seq * seq, ctxPlain, new float[Kernels.attentionScratch(seq, d)], 0);
+                Kernels.attention(selected, 0, positions.length, k, v, hidden, 0, seq, head * d, d, mask, 0, b, rowsSelected, positions,
+                        window, null, 0, ctxSelectedPlain, new float[Kernels.attentionScratch(seq, d)], 0);
+                return null;
+            });
+        }
+        String at = "seq " + seq + " hidden " + hidden + " window " + window;
+        assertArrayEquals(scoresVector, scoresPlain, "probabilities, " + at);
+        assertArrayEquals(ctxVector, ctxPlain, "context, " + at);
+        assertArrayEquals(ctxSelected, ctxSelectedPlain, "selected queries' context, " + at);
+        for (int i = 0; i < positions.length; i++) {
+            assertArrayEquals(Arrays.copyOfRange(ctxVector, positions[i] * hidden, (positions[i] + 1) * hidden),
+                    Arrays.copyOfRange(ctxSelected, i * hidden, (i + 1) * hidden), "query " + positions[i] + " alone, " + at);
         }
     }
 

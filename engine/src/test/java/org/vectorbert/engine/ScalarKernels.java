@@ -112,14 +112,15 @@ final class ScalarKernels {
 
     /** Attention of one sequence, all heads: ctx [seq, hidden]. */
     static float[] attention(float[] q, float[] k, float[] v, int seq, int hidden, int heads, float[] mask) {
-        return attention(q, k, v, seq, hidden, heads, mask, null, 0);
+        return attention(q, k, v, seq, hidden, heads, mask, null, 0, 0);
     }
 
     /**
      * The same with a relative bias on the odd heads' scores: query i's score of key j gets bias[biasOff + (j - i)], the
-     * same table for each of them.
+     * same table for each of them; and with a {@code window} above 0, query i sees only keys j with |i - j| <= window.
      */
-    static float[] attention(float[] q, float[] k, float[] v, int seq, int hidden, int heads, float[] mask, float[] bias, int biasOff) {
+    static float[] attention(float[] q, float[] k, float[] v, int seq, int hidden, int heads, float[] mask, float[] bias, int biasOff,
+                             int window) {
         int d = hidden / heads;
         float[] ctx = new float[seq * hidden];
         for (int h = 0; h < heads; h++) {
@@ -131,7 +132,7 @@ final class ScalarKernels {
                         dot += (double) q[i * hidden + h * d + c] * k[j * hidden + h * d + c];
                     }
                     double b = bias != null && h % 2 == 1 ? bias[biasOff + j - i] : 0;
-                    s[j] = (float) (dot / Math.sqrt(d) + b + mask[j]);
+                    s[j] = window > 0 && Math.abs(i - j) > window ? Float.NEGATIVE_INFINITY : (float) (dot / Math.sqrt(d) + b + mask[j]);
                 }
                 float[] p = softmax(s);
                 for (int c = 0; c < d; c++) {
