@@ -184,7 +184,12 @@ public record ModernBertConfig(String modelType, List<String> architectures, int
         }
     }
 
-    /** {@return whether layer {@code layer} attends globally (else within the window)} */
+    /**
+     * Whether a layer attends globally, or within the window.
+     *
+     * @param layer the layer's index, from 0
+     * @return true for a global layer
+     */
     public boolean isGlobal(int layer) {
         return globalLayers.get(layer);
     }
