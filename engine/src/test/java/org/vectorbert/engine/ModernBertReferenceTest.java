@@ -124,6 +124,60 @@ class ModernBertReferenceTest {
         }
     }
 
+    /** The tasks run ModernBERT through the Encoder seam unchanged: fill-mask's top 5 and a mean-pooling classifier's logits. */
+    @Test
+    void theTasksRunItAsTheReferenceSays() throws IOException {
+        Path mlm = resource("modernbert-mlm");
+        JsonNode c = JSON.readTree(mlm.resolve("inputs.json").toFile()).get(0);
+        List<String> texts = new ArrayList<>();
+        c.get("texts").forEach(t -> texts.add(t.asText()));
+        List<FillMask.Prediction> predictions = FillMask.load(mlm.toString()).predict(texts);
+        try (SafetensorsFile expected = SafetensorsFile.open(mlm.resolve("expected.safetensors"))) {
+            var logits = expected.tensor("case0.logits");
+            float[] all = logits.toFloatArray();
+            int length = (int) logits.shape()[1];
+            for (int s = 0; s < texts.size(); s++) {
+                int at = -1;
+                for (int i = 0; i < length; i++) {
+                    at = c.get("input_ids").get(s).get(i).asInt() == 378 ? i : at;
+                }
+                int row = (s * length + at) * 384;
+                double max = Double.NEGATIVE_INFINITY;
+                double sum = 0;
+                for (int v = 0; v < 384; v++) {
+                    max = Math.max(max, all[row + v]);
+                }
+                for (int v = 0; v < 384; v++) {
+                    sum += Math.exp(all[row + v] - max);
+                }
+                double total = sum;
+                double top = max;
+                int[] best = IntStream.range(0, 384).boxed().sorted((a, b) -> Float.compare(all[row + b], all[row + a]))
+                        .limit(5).mapToInt(Integer::intValue).toArray();
+                List<FillMask.Candidate> got = predictions.get(s).masks().getFirst();
+                assertArrayEquals(best, got.stream().mapToInt(FillMask.Candidate::token).toArray(), "text " + s);
+                for (FillMask.Candidate k : got) {
+                    assertEquals(Math.exp(all[row + k.token()] - top) / total, k.score(), 1e-4, "text " + s + " token " + k.token());
+                }
+            }
+        }
+        Path seqcls = resource("modernbert-seqcls-mean");
+        TextClassifier classifier = TextClassifier.load(seqcls.toString());
+        JsonNode cases = JSON.readTree(seqcls.resolve("inputs.json").toFile());
+        try (SafetensorsFile expected = SafetensorsFile.open(seqcls.resolve("expected.safetensors"))) {
+            for (int k = 0; k < cases.size(); k++) {
+                List<String> first = new ArrayList<>();
+                List<String> second = new ArrayList<>();
+                for (JsonNode t : cases.get(k).get("texts")) {
+                    first.add(t.isArray() ? t.get(0).asText() : t.asText());
+                    second.add(t.isArray() ? t.get(1).asText() : null);
+                }
+                float[] got = classifier.logits(first, second.contains(null) ? null : second, false);
+                assertClose(expected, "case" + k + ".logits", got, "TextClassifier case" + k);
+            }
+        }
+    }
+
     /** bfloat16 matrices (the word embeddings stay float32; the tied decoder is packed again at bf16) stay near float32. */
     @Test
     void bf16StaysNearTheReference() throws IOException {
