@@ -178,6 +178,33 @@ class ModernBertReferenceTest {
         }
     }
 
+    /** The JVM's plain first pass gives the vector kernels' bits in every output a request can ask for. */
+    @ParameterizedTest
+    @ValueSource(strings = {"modernbert-mlm", "modernbert-qa"})
+    void aPlainPassGivesTheVectorBits(String name) throws IOException {
+        Encoder model = Encoder.load(resource(name));
+        Batch batch = FamilyReferenceTest.batch(JSON.readTree(resource(name).resolve("inputs.json").toFile()).get(0), PAD);
+        HeadKind head = name.endsWith("-qa") ? HeadKind.QUESTION_ANSWERING : HeadKind.MASKED_LM;
+        Encoder.Request request = Encoder.Request.lastHiddenState().withAllHiddenStates().withAttentions().withQueriesAndKeys()
+                .withHead(head, IntStream.range(0, batch.rows()).toArray());
+        Encoder.Output vector = model.forward(batch, request);
+        Encoder.Output plain = PlainKernels.runPlain(() -> model.forward(batch, request));
+        assertArrayEquals(vector.lastHiddenState(), plain.lastHiddenState());
+        assertEquals(model.config().numHiddenLayers() + 1, vector.hiddenStates().size());
+        assertArrayEquals(vector.lastHiddenState(), vector.hiddenStates().getLast(), "the last of the hidden states is after final_norm");
+        for (int l = 0; l < vector.hiddenStates().size(); l++) {
+            assertArrayEquals(vector.hiddenStates().get(l), plain.hiddenStates().get(l), "hidden state " + l);
+        }
+        for (int l = 0; l < vector.attentions().size(); l++) {
+            assertArrayEquals(vector.attentions().get(l), plain.attentions().get(l), "attentions of layer " + l);
+            assertArrayEquals(vector.queries().get(l), plain.queries().get(l), "queries of layer " + l);
+            assertArrayEquals(vector.keys().get(l), plain.keys().get(l), "keys of layer " + l);
+        }
+        assertArrayEquals(vector.heads().get(head), plain.heads().get(head), head.title());
+        assertArrayEquals(model.forward(batch, Encoder.Request.lastHiddenState()).lastHiddenState(), vector.lastHiddenState(),
+                "asking for more changes no float");
+    }
+
     /** bfloat16 matrices (the word embeddings stay float32; the tied decoder is packed again at bf16) stay near float32. */
     @Test
     void bf16StaysNearTheReference() throws IOException {
