@@ -35,7 +35,8 @@ final class Architectures {
     private static final Architecture BERT = new Architecture("BERT",
             Family.ALL.stream().flatMap(f -> f.modelTypes().stream()).toList(), BertModel::load);
 
-    static final List<Architecture> ALL = List.of(BERT);
+    static final List<Architecture> ALL = List.of(BERT,
+            new Architecture("ModernBERT", List.of("modernbert"), ModernBertModel::load));
 
     private Architectures() {}
 

@@ -2,6 +2,7 @@ package org.vectorbert.engine;
 
 import java.util.List;
 import java.util.Optional;
+import org.vectorbert.loader.BertCheckpoint;
 import org.vectorbert.loader.BertConfig;
 import org.vectorbert.loader.Family;
 
@@ -16,9 +17,14 @@ final class BertHeads {
 
     private BertHeads() {}
 
+    /** The BERT checkpoint under {@code root}: BERT's heads are only ever looked for in one. */
+    private static BertCheckpoint bert(Scope root) {
+        return (BertCheckpoint) root.checkpoint();
+    }
+
     /** Whether the checkpoint under {@code root} has {@code kind} (then all its weights must be there, or loading says which is missing). */
     static boolean isIn(HeadKind kind, Scope root) {
-        List<String> architectures = root.checkpoint().config().architectures();
+        List<String> architectures = bert(root).config().architectures();
         return switch (kind) {
             case MASKED_LM -> BertMlmHead.OWN.stream().anyMatch(root.child(MLM)::has);
             case POOLER -> POOLER.stream().anyMatch(root::has);
@@ -33,12 +39,12 @@ final class BertHeads {
 
     /** The head {@code kind} from its weights under {@code root} (BERT's names; the family renames them). */
     static Head load(HeadKind kind, Scope root, BertConfig c, BertEmbeddings embeddings) {
-        int labels = kind == HeadKind.SEQUENCE_CLASSIFIER || kind == HeadKind.TOKEN_CLASSIFIER ? root.checkpoint().labels().count() : 0;
+        int labels = kind == HeadKind.SEQUENCE_CLASSIFIER || kind == HeadKind.TOKEN_CLASSIFIER ? bert(root).labels().count() : 0;
         String labelsSay = "config.json's id2label names " + labels + " labels";
         return switch (kind) {
             case MASKED_LM -> BertMlmHead.load(root.child(MLM), c, embeddings);
             case POOLER -> BertPooler.load(root.child("bert.pooler"), c);
-            case SEQUENCE_CLASSIFIER -> DenseHead.load(root, root.checkpoint().family().classifier(), c.hiddenSize(), labels, labelsSay);
+            case SEQUENCE_CLASSIFIER -> DenseHead.load(root, bert(root).family().classifier(), c.hiddenSize(), labels, labelsSay);
             case TOKEN_CLASSIFIER -> DenseHead.load(root, List.of(new Family.Dense("classifier", "none")), c.hiddenSize(), labels, labelsSay);
             case QUESTION_ANSWERING -> DenseHead.load(root, List.of(new Family.Dense("qa_outputs", "none")), c.hiddenSize(), 2,
                     "question answering needs 2 (start and end)");
@@ -50,7 +56,7 @@ final class BertHeads {
         return switch (kind) {
             case MASKED_LM -> BertMlmHead.OWN.stream().map(root.child(MLM)::name).toList();
             case POOLER -> POOLER;
-            case SEQUENCE_CLASSIFIER -> root.checkpoint().family().classifier().stream()
+            case SEQUENCE_CLASSIFIER -> bert(root).family().classifier().stream()
                     .flatMap(d -> List.of(d.name() + ".weight", d.name() + ".bias").stream()).toList();
             case TOKEN_CLASSIFIER -> List.of("classifier.weight", "classifier.bias");
             case QUESTION_ANSWERING -> List.of("qa_outputs.weight", "qa_outputs.bias");
@@ -64,6 +70,6 @@ final class BertHeads {
 
     /** The checkpoint's names for the head's own weights that it does not hold, for a message. */
     static List<String> missing(HeadKind kind, Scope root) {
-        return weights(kind, root).stream().filter(n -> !root.has(n)).map(n -> root.checkpoint().family().spellings(n).getFirst()).toList();
+        return weights(kind, root).stream().filter(n -> !root.has(n)).map(n -> bert(root).family().spellings(n).getFirst()).toList();
     }
 }

@@ -35,6 +35,24 @@ final class Kernels {
         }
     }
 
+    /** a[i] *= b[bOff + i] for i in [0, n): {@link RowKernels#multiplyInPlace}. */
+    static void multiplyInPlace(float[] a, float[] b, int bOff, int n) {
+        if (PlainKernels.active()) {
+            PlainRows.multiplyInPlace(a, b, bOff, n);
+        } else {
+            RowKernels.multiplyInPlace(a, b, bOff, n);
+        }
+    }
+
+    /** Rotary positions on rows [row0, row0 + count) of x, row row0 + p at position p: {@link RowKernels#rotary}. */
+    static void rotary(float[] x, int row0, int count, int hidden, int headSize, float[] cos, float[] sin) {
+        if (PlainKernels.active()) {
+            PlainRows.rotary(x, row0, count, hidden, headSize, cos, sin);
+        } else {
+            RowKernels.rotary(x, row0, count, hidden, headSize, cos, sin);
+        }
+    }
+
     /** The activation named by hidden_act, in place over [0, n). */
     static void activate(Activation act, float[] a, int n) {
         if (PlainKernels.active()) {

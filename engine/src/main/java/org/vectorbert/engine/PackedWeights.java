@@ -32,9 +32,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.vectorbert.common.AtomicFiles;
-import org.vectorbert.loader.BertCheckpoint;
 import org.vectorbert.loader.ModelHome;
 import org.vectorbert.loader.Tensor;
+import org.vectorbert.loader.WeightSource;
 
 /**
  * A model's packed matrices ({@link PackedMatrix}) kept in one file in the vectorbert cache, written
@@ -110,7 +110,7 @@ final class PackedWeights {
      * memory, written to the file, and built again from its mapping (the in-memory copy then freed),
      * or kept in memory when the file cannot be written (freed with the model).
      */
-    static <T> T load(BertCheckpoint checkpoint, Precision precision, Path directory, Function<PackedWeights, T> build) {
+    static <T> T load(WeightSource checkpoint, Precision precision, Path directory, Function<PackedWeights, T> build) {
         Path path = directory.resolve(fileName(checkpoint.directory(), precision));
         String stamp = stamp(checkpoint, precision);
         PackedWeights mapped = Files.isRegularFile(path) ? map(path, stamp) : null;
@@ -186,7 +186,7 @@ final class PackedWeights {
     }
 
     /** The source the file was packed from: config.json and every weight file, each path, size and modification time. */
-    private static String stamp(BertCheckpoint checkpoint, Precision precision) {
+    private static String stamp(WeightSource checkpoint, Precision precision) {
         List<Path> files = new ArrayList<>();
         files.add(checkpoint.directory().resolve("config.json"));
         files.addAll(checkpoint.weightFiles());

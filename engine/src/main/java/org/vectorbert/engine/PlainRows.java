@@ -72,6 +72,30 @@ final class PlainRows {
         }
     }
 
+    /** {@link RowKernels#multiplyInPlace}. */
+    static void multiplyInPlace(float[] a, float[] b, int bOff, int n) {
+        for (int i = 0; i < n; i++) {
+            a[i] *= b[bOff + i];
+        }
+    }
+
+    /** {@link RowKernels#rotary}, on this thread. */
+    static void rotary(float[] x, int row0, int count, int hidden, int headSize, float[] cos, float[] sin) {
+        int half = headSize / 2;
+        for (int p = 0; p < count; p++) {
+            for (int h = (row0 + p) * hidden, end = h + hidden; h < end; h += headSize) {
+                for (int i = 0; i < half; i++) {
+                    float a = x[h + i];
+                    float b = x[h + half + i];
+                    float c = cos[p * half + i];
+                    float s = sin[p * half + i];
+                    x[h + i] = a * c - b * s;
+                    x[h + half + i] = b * c + a * s;
+                }
+            }
+        }
+    }
+
     /** {@link RowKernels#activate}, on this thread. */
     static void activate(Activation act, float[] a, int n) {
         for (int i = 0; i < n; i++) {

@@ -8,8 +8,8 @@ import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 
 /**
- * The kernels that work along rows of activations: LayerNorm, softmax, the residual add and the
- * activations. Each walks a row in whole vectors and ends with at most one masked vector. The blocks
+ * The kernels that work along rows of activations: LayerNorm, softmax, the residual add, the
+ * activations, a GeGLU's gate and rotary positions. Each walks a row in whole vectors and ends with at most one masked vector. The blocks
  * call them through {@link Kernels}, which runs their plain twins instead when {@link PlainKernels} is active.
  */
 final class RowKernels {
@@ -109,6 +109,58 @@ final class RowKernels {
         if (i < n) {
             VectorMask<Float> m = S.indexInRange(i, n);
             FloatVector.fromArray(S, a, off + i, m).add(FloatVector.fromArray(S, b, i, m)).intoArray(a, off + i, m);
+        }
+    }
+
+    /** a[i] *= b[bOff + i] for i in [0, n): a GeGLU's gate. */
+    static void multiplyInPlace(float[] a, float[] b, int bOff, int n) {
+        int bound = S.loopBound(n);
+        int i = 0;
+        for (; i < bound; i += L) {
+            FloatVector.fromArray(S, a, i).mul(FloatVector.fromArray(S, b, bOff + i)).intoArray(a, i);
+        }
+        if (i < n) {
+            VectorMask<Float> m = S.indexInRange(i, n);
+            FloatVector.fromArray(S, a, i, m).mul(FloatVector.fromArray(S, b, bOff + i, m)).intoArray(a, i, m);
+        }
+    }
+
+    /**
+     * Rotary positions, NeoX style, on rows [row0, row0 + count) of x ([rows, hidden], heads of {@code headSize} side by
+     * side), row row0 + p at position p: each head's halves a (columns 0 .. d/2) and b (d/2 .. d) become a·cos − b·sin and
+     * b·cos + a·sin, with cos and sin of position p at {@code p·d/2} in the tables (ModernBERT's rotate_half over the
+     * whole head). Products and sums rounded one at a time, as the plain twin does.
+     */
+    static void rotary(float[] x, int row0, int count, int hidden, int headSize, float[] cos, float[] sin) {
+        int half = headSize / 2;
+        Parallel.forRange(count, 16, (from, to) -> {
+            for (int p = from; p < to; p++) {
+                for (int h = (row0 + p) * hidden, end = h + hidden; h < end; h += headSize) {
+                    rotaryHead(x, h, half, cos, sin, p * half);
+                }
+            }
+        });
+    }
+
+    private static void rotaryHead(float[] x, int lo, int half, float[] cos, float[] sin, int t) {
+        int bound = S.loopBound(half);
+        int i = 0;
+        for (; i < bound; i += L) {
+            FloatVector a = FloatVector.fromArray(S, x, lo + i);
+            FloatVector b = FloatVector.fromArray(S, x, lo + half + i);
+            FloatVector c = FloatVector.fromArray(S, cos, t + i);
+            FloatVector s = FloatVector.fromArray(S, sin, t + i);
+            a.mul(c).sub(b.mul(s)).intoArray(x, lo + i);
+            b.mul(c).add(a.mul(s)).intoArray(x, lo + half + i);
+        }
+        if (i < half) {
+            VectorMask<Float> m = S.indexInRange(i, half);
+            FloatVector a = FloatVector.fromArray(S, x, lo + i, m);
+            FloatVector b = FloatVector.fromArray(S, x, lo + half + i, m);
+            FloatVector c = FloatVector.fromArray(S, cos, t + i, m);
+            FloatVector s = FloatVector.fromArray(S, sin, t + i, m);
+            a.mul(c).sub(b.mul(s)).intoArray(x, lo + i, m);
+            b.mul(c).add(a.mul(s)).intoArray(x, lo + half + i, m);
         }
     }
 

@@ -1,28 +1,28 @@
 package org.vectorbert.engine;
 
-import org.vectorbert.loader.BertCheckpoint;
 import org.vectorbert.loader.Tensor;
+import org.vectorbert.loader.WeightSource;
 
 /**
  * A node of the checkpoint's name tree, as Hugging Face names it ({@code bert.encoder.layer.3.attention}).
  * Blocks take their weights through it by the names the checkpoint gives them, each checked
  * against the shape the config implies; the loader finds the spellings checkpoints in the wild use
- * (without the {@code bert.} prefix, LayerNorm {@code gamma}/{@code beta}) and names the tensor and
- * both shapes when one does not fit.
+ * (for BERT's families, without the {@code bert.} prefix, LayerNorm {@code gamma}/{@code beta}) and
+ * names the tensor and both shapes when one does not fit.
  *
- * @param checkpoint the opened checkpoint
+ * @param checkpoint the opened checkpoint ({@link org.vectorbert.loader.BertCheckpoint}, or another architecture's)
  * @param path       this node's dotted name ("" at the root)
  * @param precision  how matrices taken through {@link #linear} are held
  * @param packed     where packed matrices come from (a packed file, or packing in memory); null to pack in memory
  */
-record Scope(BertCheckpoint checkpoint, String path, Precision precision, PackedWeights packed) {
+record Scope(WeightSource checkpoint, String path, Precision precision, PackedWeights packed) {
     /** The root of {@code checkpoint}'s tree, for looking at names only: matrices are packed in memory. */
-    static Scope root(BertCheckpoint checkpoint, Precision precision) {
+    static Scope root(WeightSource checkpoint, Precision precision) {
         return root(checkpoint, precision, null);
     }
 
     /** The root of {@code checkpoint}'s tree, its matrices taken from {@code packed}. */
-    static Scope root(BertCheckpoint checkpoint, Precision precision, PackedWeights packed) {
+    static Scope root(WeightSource checkpoint, Precision precision, PackedWeights packed) {
         return new Scope(checkpoint, "", precision, packed);
     }
 
@@ -59,6 +59,11 @@ record Scope(BertCheckpoint checkpoint, String path, Precision precision, Packed
     /** This node as a Linear layer: weight [out, in] and bias [out], shape-checked and packed for the matrix kernel. */
     PackedMatrix linear(int in, int out) {
         return packed(tensor("weight", out, in), tensor("bias", out), precision);
+    }
+
+    /** This node as a Linear layer whose bias [out] is there only {@code withBias} (ModernBERT's optional biases). */
+    PackedMatrix linear(int in, int out, boolean withBias) {
+        return packed(tensor("weight", out, in), withBias ? tensor("bias", out) : null, precision);
     }
 
     /** {@code weight} ([out, in]) packed at {@code precision} with {@code bias} (null for none): mapped from the packed file when there is one. */

@@ -146,4 +146,25 @@ final class ScalarKernels {
         }
         return ctx;
     }
+
+    /**
+     * Rotary positions in double, from nothing but the definition: row p of x ([count, hidden], heads of headSize) turned
+     * at position p, each head's halves a, b becoming a·cos θ − b·sin θ and b·cos θ + a·sin θ, θ = p / base^(2i/d).
+     */
+    static double[] rotary(float[] x, int count, int hidden, int headSize, double base) {
+        int half = headSize / 2;
+        double[] out = new double[count * hidden];
+        for (int p = 0; p < count; p++) {
+            for (int h = p * hidden; h < (p + 1) * hidden; h += headSize) {
+                for (int i = 0; i < half; i++) {
+                    double angle = p / Math.pow(base, 2.0 * i / headSize);
+                    double a = x[h + i];
+                    double b = x[h + half + i];
+                    out[h + i] = a * Math.cos(angle) - b * Math.sin(angle);
+                    out[h + half + i] = b * Math.cos(angle) + a * Math.sin(angle);
+                }
+            }
+        }
+        return out;
+    }
 }

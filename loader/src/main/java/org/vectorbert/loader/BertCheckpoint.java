@@ -4,14 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Collections;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.vectorbert.common.Json;
@@ -23,22 +18,21 @@ import org.vectorbert.common.Json;
  * spelling the checkpoint uses (see {@link Family#spellings}), each checked against the shape
  * its reader expects. Tensors are views into the mapped files, valid until the checkpoint is closed.
  */
-public final class BertCheckpoint implements AutoCloseable {
+public final class BertCheckpoint implements WeightSource, AutoCloseable {
     private final Path directory;
     private final Family family;
     private final BertConfig config;
     private final JsonNode configJson;
-    private final List<SafetensorsFile> files;
+    private final TensorFiles files;
     private final Map<String, Tensor> tensors;
 
-    private BertCheckpoint(Path directory, Family family, BertConfig config, JsonNode configJson, List<SafetensorsFile> files,
-                           Map<String, Tensor> tensors) {
+    private BertCheckpoint(Path directory, Family family, BertConfig config, JsonNode configJson, TensorFiles files) {
         this.directory = directory;
         this.family = family;
         this.config = config;
         this.configJson = configJson;
         this.files = files;
-        this.tensors = tensors;
+        this.tensors = files.tensors();
     }
 
     /**
@@ -60,82 +54,24 @@ public final class BertCheckpoint implements AutoCloseable {
         JsonNode configJson = Json.read(configFile, LoaderException::new);
         Family family = Family.of(configJson, "config.json");
         BertConfig config = family.config(configJson, "config.json");
-        List<Path> paths = weightFiles(directory);
-        List<SafetensorsFile> files = new ArrayList<>();
-        Map<String, Tensor> tensors = new LinkedHashMap<>();
-        try {
-            for (Path p : paths) {
-                SafetensorsFile f = SafetensorsFile.open(p);
-                files.add(f);
-                for (Tensor t : f.tensors().values()) {
-                    if (tensors.putIfAbsent(t.name(), t) != null) {
-                        throw new LoaderException("tensor '" + t.name() + "' appears in more than one shard (" + p.getFileName() + ")");
-                    }
-                }
-            }
-        } catch (RuntimeException e) {
-            files.forEach(SafetensorsFile::close);
-            throw e;
-        }
-        String both = family.ambiguousPrefix(tensors.keySet());
+        TensorFiles files = TensorFiles.open(directory, configJson);
+        String both = family.ambiguousPrefix(files.tensors().keySet());
         if (both != null) {
-            files.forEach(SafetensorsFile::close);
+            files.close();
             throw new LoaderException(directory + ": " + both);
         }
-        return new BertCheckpoint(directory, family, config, configJson, List.copyOf(files), Collections.unmodifiableMap(tensors));
-    }
-
-    /** model.safetensors, or the shards model.safetensors.index.json names. */
-    private static List<Path> weightFiles(Path directory) {
-        Path single = directory.resolve("model.safetensors");
-        Path index = directory.resolve("model.safetensors.index.json");
-        if (Files.exists(single)) {
-            return List.of(single);
-        }
-        if (!Files.exists(index)) {
-            String hint = Files.exists(directory.resolve("pytorch_model.bin"))
-                    ? " (pytorch_model.bin is not read: convert it to safetensors)" : "";
-            throw new LoaderException("no model.safetensors or model.safetensors.index.json in " + directory + hint);
-        }
-        Set<Path> shards = new LinkedHashSet<>();
-        for (Map.Entry<String, String> e : shardMap(index).entrySet()) {
-            Path shard = directory.resolve(e.getValue());
-            if (!Files.exists(shard)) {
-                throw new LoaderException(index + ": shard " + e.getValue() + " (for '" + e.getKey() + "') is missing");
-            }
-            shards.add(shard);
-        }
-        return List.copyOf(shards);
+        return new BertCheckpoint(directory, family, config, configJson, files);
     }
 
     /**
-     * A {@code model.safetensors.index.json}'s weight_map, tensor name to shard file, each file a
-     * relative path that stays inside the index's directory.
+     * A {@code model.safetensors.index.json}'s weight_map, tensor name to shard file ({@link TensorFiles#shardMap}).
      */
     static Map<String, String> shardMap(Path index) {
-        JsonNode map = Json.read(index, LoaderException::new).path("weight_map");
-        if (!map.isObject() || map.isEmpty()) {
-            throw new LoaderException(index + ": no weight_map of tensor name to file");
-        }
-        Map<String, String> shards = new LinkedHashMap<>();
-        for (Map.Entry<String, JsonNode> e : map.properties()) {
-            String file = e.getValue().asText("");
-            Path relative;
-            try {
-                relative = Path.of(file).normalize();
-            } catch (java.nio.file.InvalidPathException ex) {
-                relative = null;
-            }
-            if (file.isEmpty() || relative == null || relative.isAbsolute() || relative.startsWith("..")
-                    || relative.toString().isEmpty()) {
-                throw new LoaderException(index + ": tensor '" + e.getKey() + "' maps to an invalid file name " + e.getValue());
-            }
-            shards.put(e.getKey(), file);
-        }
-        return shards;
+        return TensorFiles.shardMap(index);
     }
 
     /** {@return the model directory} */
+    @Override
     public Path directory() {
         return directory;
     }
@@ -156,8 +92,9 @@ public final class BertCheckpoint implements AutoCloseable {
     }
 
     /** {@return the safetensors files the weights are read from} A packed copy of them is checked against these. */
+    @Override
     public List<Path> weightFiles() {
-        return files.stream().map(SafetensorsFile::path).toList();
+        return files.weightFiles();
     }
 
     /** {@return every tensor, by the name the checkpoint gives it} */
@@ -172,6 +109,7 @@ public final class BertCheckpoint implements AutoCloseable {
      * @param canonical BERT's Hugging Face name ({@code bert.encoder.layer.0.attention.self.query.weight})
      * @return the tensor, or empty when the checkpoint has none
      */
+    @Override
     public Optional<Tensor> find(String canonical) {
         for (String name : family.spellings(canonical)) {
             Tensor t = tensors.get(name);
@@ -194,17 +132,11 @@ public final class BertCheckpoint implements AutoCloseable {
      * @return the tensor
      * @throws LoaderException if it is missing, of another shape or not a float type
      */
+    @Override
     public Tensor require(String canonical, long... shape) {
         Tensor t = find(canonical).orElseThrow(() -> new LoaderException(
                 directory + ": missing weight " + canonical + missingDetail(canonical)));
-        if (!Arrays.equals(t.shape(), shape)) {
-            throw new LoaderException(directory + ": weight " + t.name() + " has shape " + t.shapeString()
-                    + ", expected " + Arrays.toString(shape) + " for this config");
-        }
-        if (!t.dtype().isFloat()) {
-            throw new LoaderException(directory + ": weight " + t.name() + " is " + t.dtype() + "; expected F32, F16 or BF16");
-        }
-        return t;
+        return TensorFiles.checked(directory, t, shape);
     }
 
     /** Where a missing weight was looked for, in this family's names. */
@@ -272,6 +204,6 @@ public final class BertCheckpoint implements AutoCloseable {
 
     @Override
     public void close() {
-        files.forEach(SafetensorsFile::close);
+        files.close();
     }
 }

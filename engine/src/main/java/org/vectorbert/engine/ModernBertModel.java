@@ -1,0 +1,348 @@
+package org.vectorbert.engine;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+import org.vectorbert.loader.Labels;
+import org.vectorbert.loader.LoaderException;
+import org.vectorbert.loader.ModernBertConfig;
+import org.vectorbert.loader.Tensor;
+import org.vectorbert.loader.TensorFiles;
+import org.vectorbert.loader.WeightSource;
+
+/**
+ * ModernBERT ({@code model_type: modernbert}), built as transformers' {@code ModernBertModel} and its task classes are:
+ * {@code embeddings} (word embeddings, then a LayerNorm), pre-LN {@code layers} with rotary positions and global or
+ * windowed attention, {@code final_norm}; then the heads the checkpoint has ({@link ModernBertHead}). A saved
+ * {@code ModernBertModel} names its weights without a prefix, the task classes under {@code model.}. The matrices are
+ * packed and cached as BERT's are ({@link PackedWeights}). Thread-safe: a pass keeps its buffers to itself.
+ */
+public final class ModernBertModel implements Encoder {
+    private final Path directory;
+    private final ModernBertConfig config;
+    private final Precision precision;
+    private final PackedMatrix words;                  // embeddings.tok_embeddings, float32
+    private final LayerNorm embeddingNorm;             // embeddings.norm
+    private final List<ModernBertLayer> layers;
+    private final LayerNorm finalNorm;
+    private final Map<HeadKind, Head> heads;
+    private final Labels labels;
+    private final long sharedBytes;                    // the rotary tables and the window band
+    private final AtomicReference<Workspace> spare = new AtomicReference<>();
+
+    private ModernBertModel(TensorFiles files, WeightSource weights, ModernBertConfig config, Precision precision, PackedWeights packed) {
+        this.directory = files.directory();
+        this.config = config;
+        this.precision = precision;
+        Scope root = Scope.root(weights, precision, packed);
+        Scope model = files.find("model.embeddings.tok_embeddings.weight").isPresent() ? root.child("model") : root;
+        Tensor wordsTensor = model.tensor("embeddings.tok_embeddings.weight", config.vocabSize(), config.hiddenSize());
+        words = model.packed(wordsTensor, null, Precision.F32);      // looked up, and the tied decoder's panels
+        embeddingNorm = norm(model.child("embeddings.norm"), config);
+        int d = config.headSize();
+        Rotary global = Rotary.of(config.globalRopeTheta(), d, config.maxTokens());
+        Rotary local = Rotary.of(config.localRopeTheta(), d, config.maxTokens());
+        RelativePositionBias band = RelativePositionBias.band(config.halfWindow(), config.maxTokens());
+        sharedBytes = global.bytes() + local.bytes() + 4L * band.rows().length;
+        ModernBertLayer[] loaded = new ModernBertLayer[config.numHiddenLayers()];
+        Parallel.forRange(loaded.length, 1, (from, to) -> {
+            for (int l = from; l < to; l++) {
+                boolean g = config.isGlobal(l);
+                loaded[l] = ModernBertLayer.load(model.child("layers." + l), l, config, g ? global : local, g ? null : band);
+            }
+        });
+        layers = List.of(loaded);
+        finalNorm = norm(model.child("final_norm"), config);
+        heads = new EnumMap<>(HeadKind.class);
+        for (HeadKind kind : headsIn(files, config)) {
+            heads.put(kind, switch (kind) {
+                case MASKED_LM -> ModernBertHead.masked(root, config, words, wordsTensor);
+                case SEQUENCE_CLASSIFIER, TOKEN_CLASSIFIER -> ModernBertHead.classifier(root, config, files.labels().count());
+                case QUESTION_ANSWERING -> ModernBertHead.classifier(root, config, 2);
+                case POOLER -> throw new IllegalStateException("ModernBERT has no pooler");
+            });
+        }
+        labels = heads.containsKey(HeadKind.SEQUENCE_CLASSIFIER) || heads.containsKey(HeadKind.TOKEN_CLASSIFIER) ? files.labels() : null;
+    }
+
+    /**
+     * Opens a ModernBERT model directory with its matrices held at {@code precision}; the files are closed after.
+     *
+     * @param directory a Hugging Face model directory
+     * @param precision F32 or BF16
+     * @return the model
+     * @throws LoaderException if config.json is invalid or the weights do not match it (the message names the tensor)
+     */
+    public static ModernBertModel load(Path directory, Precision precision) {
+        PlainKernels.checkVectorModule();
+        if (!PlainKernels.firstPassAhead()) {
+            KernelCompilation.start();
+        }
+        try (TensorFiles files = TensorFiles.open(directory)) {
+            ModernBertConfig config = ModernBertConfig.parse(files.configJson(), "config.json");
+            UsedWeights used = new UsedWeights(files);
+            ModernBertModel model = PackedWeights.load(used, precision, PackedWeights.directory(),
+                    packed -> new ModernBertModel(files, used, config, precision, packed));
+            used.requireAllUsed(files);
+            return model;
+        }
+    }
+
+    /**
+     * The heads a checkpoint has: by config.json's {@code architectures} (the classifier's weights are the same in three
+     * classes), else by the weights.
+     */
+    static Set<HeadKind> headsIn(TensorFiles files, ModernBertConfig config) {
+        Set<HeadKind> found = EnumSet.noneOf(HeadKind.class);
+        for (String a : config.architectures()) {
+            switch (a) {
+                case "ModernBertForMaskedLM" -> found.add(HeadKind.MASKED_LM);
+                case "ModernBertForSequenceClassification" -> found.add(HeadKind.SEQUENCE_CLASSIFIER);
+                case "ModernBertForTokenClassification" -> found.add(HeadKind.TOKEN_CLASSIFIER);
+                case "ModernBertForQuestionAnswering" -> found.add(HeadKind.QUESTION_ANSWERING);
+                default -> { }
+            }
+        }
+        if (found.isEmpty() && files.find("decoder.bias").isPresent()) {
+            found.add(HeadKind.MASKED_LM);
+        } else if (found.isEmpty() && files.find("classifier.weight").isPresent()) {
+            found.add(HeadKind.SEQUENCE_CLASSIFIER);
+        }
+        return found;
+    }
+
+    /** A LayerNorm of ModernBERT's ({@code norm_eps}), with its bias only if {@code norm_bias}. */
+    static LayerNorm norm(Scope scope, ModernBertConfig c) {
+        int h = c.hiddenSize();
+        return new LayerNorm(scope.vector("weight", h), c.normBias() ? scope.vector("bias", h) : new float[h], (float) c.normEps());
+    }
+
+    @Override
+    public ModernBertConfig config() {
+        return config;
+    }
+
+    @Override
+    public Path directory() {
+        return directory;
+    }
+
+    @Override
+    public Precision precision() {
+        return precision;
+    }
+
+    @Override
+    public long weightBytes() {
+        return words.bytes() + embeddingNorm.bytes() + finalNorm.bytes() + sharedBytes
+                + layers.stream().mapToLong(ModernBertLayer::bytes).sum() + heads.values().stream().mapToLong(Head::bytes).sum();
+    }
+
+    @Override
+    public Set<HeadKind> heads() {
+        return Collections.unmodifiableSet(heads.keySet());
+    }
+
+    @Override
+    public Labels labels() {
+        return labels;
+    }
+
+    @Override
+    public void requireHead(HeadKind kind, String consequence) {
+        if (!heads.containsKey(kind)) {
+            throw new EngineException(directory + " has no " + kind.title() + " head (config.json's architectures "
+                    + config.architectures() + ")" + consequence);
+        }
+    }
+
+    @Override
+    public Output forward(Batch batch, Request request) {
+        return forward(batch, request, RowLayout.padded(batch), out -> new Output(batch,
+                Arrays.copyOf(out.lastHiddenState(), batch.rows() * config.hiddenSize()),
+                out.hiddenStates(), out.attentions(), out.queries(), out.keys(), out.heads()));
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Here the pass computes no padding ({@link RowLayout#packed}) unless the request keeps anything per layer.
+     */
+    @Override
+    public <T> T forward(Batch batch, Request request, Function<Output, T> reader) {
+        boolean perLayer = request.allHiddenStates() || request.attentions() || request.queriesAndKeys();
+        return forward(batch, request, perLayer ? RowLayout.padded(batch) : RowLayout.packed(batch), reader);
+    }
+
+    private <T> T forward(Batch batch, Request request, RowLayout layout, Function<Output, T> reader) {
+        check(batch, request);
+        boolean plain = PlainKernels.begin(layout.rows());
+        if (!plain) {
+            KernelCompilation.ensure();
+        }
+        int hidden = config.hiddenSize();
+        Workspace ws = spare.getAndSet(null);
+        if (ws == null || !ws.fits(batch)) {
+            ws = new Workspace(batch, hidden, 2 * config.intermediateSize());
+        }
+        try {
+            float[] x = ws.x;
+            for (int b = 0; b < batch.size(); b++) {
+                for (int i = 0; i < layout.lengths()[b]; i++) {
+                    words.copyRow(batch.ids()[b * batch.length() + i], x, (layout.starts()[b] + i) * hidden);
+                }
+            }
+            embeddingNorm.apply(x, layout.rows(), x);
+            ws.maskPadding(batch, layout);
+            int positions = layout.rows() * hidden;
+            List<float[]> hiddenStates = new ArrayList<>();
+            List<float[]> attentions = new ArrayList<>();
+            List<float[]> queries = new ArrayList<>();
+            List<float[]> keys = new ArrayList<>();
+            if (request.allHiddenStates()) {
+                hiddenStates.add(Arrays.copyOf(x, positions));
+            }
+            for (ModernBertLayer layer : layers) {
+                float[] probabilities = null;
+                if (request.attentions()) {
+                    probabilities = new float[batch.size() * config.numAttentionHeads() * batch.length() * batch.length()];
+                    attentions.add(probabilities);
+                }
+                layer.forward(x, layout, ws, probabilities);
+                if (request.queriesAndKeys()) {      // the MLP leaves ws.q and ws.k alone
+                    queries.add(Arrays.copyOf(ws.q, positions));
+                    keys.add(Arrays.copyOf(ws.k, positions));
+                }
+                if (request.allHiddenStates()) {
+                    hiddenStates.add(Arrays.copyOf(x, positions));
+                }
+            }
+            finalNorm.apply(x, layout.rows(), x);
+            if (request.allHiddenStates()) {      // transformers' last hidden state is after final_norm
+                hiddenStates.set(hiddenStates.size() - 1, Arrays.copyOf(x, positions));
+            }
+            if (!layout.isPadded(batch)) {
+                layout.unpack(x, batch, hidden);
+            }
+            Map<HeadKind, float[]> outputs = new EnumMap<>(HeadKind.class);
+            request.heads().forEach((kind, rows) -> outputs.put(kind, head(kind, x, batch, rows == null ? BertModel.firstRows(batch) : rows)));
+            return reader.apply(new Output(batch, x, List.copyOf(hiddenStates), List.copyOf(attentions), List.copyOf(queries),
+                    List.copyOf(keys), Collections.unmodifiableMap(outputs)));
+        } finally {
+            if (plain && !PlainKernels.EVERY_PASS) {
+                PlainKernels.end();
+                KernelCompilation.start();
+            }
+            spare.set(ws);
+        }
+    }
+
+    /**
+     * Head {@code kind} at {@code rows} of x ([batch rows, hidden], padded layout). A sequence classifier with
+     * {@code classifier_pooling: mean} reads, for each row asked, the mean of its sequence's real tokens instead.
+     */
+    private float[] head(HeadKind kind, float[] x, Batch batch, int[] rows) {
+        Head head = heads.get(kind);
+        if (kind != HeadKind.SEQUENCE_CLASSIFIER || !config.classifierPooling().equals("mean")) {
+            return head.forward(x, rows);
+        }
+        int hidden = config.hiddenSize();
+        float[] pooled = new float[rows.length * hidden];
+        double[] sum = new double[hidden];
+        for (int r = 0; r < rows.length; r++) {
+            int b = rows[r] / batch.length();
+            int n = batch.lengths()[b];
+            Arrays.fill(sum, 0);
+            for (int i = 0; i < n; i++) {
+                int off = (b * batch.length() + i) * hidden;
+                for (int c = 0; c < hidden; c++) {
+                    sum[c] += x[off + c];
+                }
+            }
+            for (int c = 0; c < hidden; c++) {
+                pooled[r * hidden + c] = (float) (sum[c] / n);
+            }
+        }
+        int[] each = new int[rows.length];
+        Arrays.setAll(each, i -> i);
+        return head.forward(pooled, each);
+    }
+
+    private void check(Batch batch, Request request) {
+        if (batch.length() > config.maxTokens()) {
+            throw new EngineException("a sequence of " + batch.length() + " tokens is longer than the model's maximum of "
+                    + config.maxTokens() + " positions; truncate it to " + config.maxTokens() + " tokens");
+        }
+        for (int id : batch.ids()) {
+            if (id < 0 || id >= config.vocabSize()) {
+                throw new EngineException("token id " + id + " is outside the model's vocabulary (0.." + (config.vocabSize() - 1) + ")");
+            }
+        }
+        for (int row : request.readRows() == null ? new int[0] : request.readRows()) {
+            if (row < 0 || row >= batch.rows()) {
+                throw new EngineException("last hidden state row " + row + " is outside the batch");
+            }
+        }
+        request.heads().forEach((kind, rows) -> {
+            requireHead(kind, kind == HeadKind.POOLER ? ": use cls or mean pooling" : "");
+            for (int row : rows == null ? new int[0] : rows) {
+                if (row < 0 || row >= batch.rows()) {
+                    throw new EngineException(kind.title() + " row " + row + " is outside the batch");
+                }
+            }
+        });
+    }
+
+    /**
+     * The checkpoint's tensors, noting which ones the model takes: a weight the config leaves unread (a bias it says is
+     * not there, a layer past num_hidden_layers) means config.json does not describe the weights.
+     */
+    private static final class UsedWeights implements WeightSource {
+        private final TensorFiles files;
+        private final Map<String, Boolean> used = new HashMap<>();
+
+        UsedWeights(TensorFiles files) {
+            this.files = files;
+        }
+
+        @Override
+        public Path directory() {
+            return files.directory();
+        }
+
+        @Override
+        public List<Path> weightFiles() {
+            return files.weightFiles();
+        }
+
+        @Override
+        public Optional<Tensor> find(String name) {
+            return files.find(name);
+        }
+
+        @Override
+        public synchronized Tensor require(String name, long... shape) {
+            used.put(name, true);
+            return files.require(name, shape);
+        }
+
+        synchronized void requireAllUsed(TensorFiles all) {
+            for (String name : all.tensors().keySet()) {
+                if (!used.containsKey(name)) {
+                    throw new LoaderException(directory() + ": weight " + name + " is not part of the model config.json describes"
+                            + " (config.json does not describe these weights)");
+                }
+            }
+        }
+    }
+}
