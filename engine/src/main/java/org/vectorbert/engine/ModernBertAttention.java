@@ -14,13 +14,13 @@ import org.vectorbert.loader.Tensor;
  * @param value    Wqkv's rows 2h .. 3h−1
  * @param output   Wo [hidden -> hidden]
  * @param rotary   the cos and sin tables of this layer's base
- * @param window   the band of a local layer, or null for a global one
+ * @param window   how far a local layer's queries see on each side (local_attention / 2), or 0 for a global layer
  * @param heads    num_attention_heads
  * @param headSize hidden / heads
  */
 record ModernBertAttention(PackedMatrix query, PackedMatrix key, PackedMatrix value, PackedMatrix output, Rotary rotary,
-                           RelativePositionBias window, int heads, int headSize) {
-    static ModernBertAttention load(Scope scope, ModernBertConfig c, Rotary rotary, RelativePositionBias window) {
+                           int window, int heads, int headSize) {
+    static ModernBertAttention load(Scope scope, ModernBertConfig c, Rotary rotary, int window) {
         int h = c.hiddenSize();
         boolean bias = c.attentionBias();
         Tensor w = scope.tensor("Wqkv.weight", 3L * h, h);
@@ -60,14 +60,6 @@ record ModernBertAttention(PackedMatrix query, PackedMatrix key, PackedMatrix va
         int longest = layout.longest();
         int square = longest * longest;
         int work = Kernels.attentionScratch(longest, headSize);
-        int[] bandRows = null;
-        if (window != null) {
-            bandRows = new int[longest];
-            for (int i = 0; i < longest; i++) {
-                bandRows[i] = window.offset(0, i);
-            }
-        }
-        int[] biasRows = bandRows;
         Parallel.forRange(layout.starts().length * heads, 1, (from, to) -> {
             float[] scratch = Kernels.attentionScratch(work);
             for (int task = from; task < to; task++) {
@@ -79,7 +71,7 @@ record ModernBertAttention(PackedMatrix query, PackedMatrix key, PackedMatrix va
                     continue;
                 }
                 Kernels.attention(ws.q, row0, seq, ws.k, ws.v, hidden, row0, seq, h * headSize, headSize, ws.mask, row0,
-                        window == null ? null : window.rows(), biasRows, probabilities, task * square, ws.ctx, scratch, 0);
+                        null, null, null, window, probabilities, task * square, ws.ctx, scratch, 0);
             }
         });
         output.apply(ws.ctx, rows, out);

@@ -19,7 +19,8 @@ import org.vectorbert.loader.Tensor;
  */
 record ModernBertLayer(LayerNorm attnNorm, ModernBertAttention attention, LayerNorm mlpNorm, PackedMatrix input,
                        PackedMatrix gate, PackedMatrix mlpOutput, Activation activation, int hidden) {
-    static ModernBertLayer load(Scope scope, int index, ModernBertConfig c, Rotary rotary, RelativePositionBias window) {
+    /** Layer {@code index}, with the rotary table of its base and the half-width of its window (0 for a global layer). */
+    static ModernBertLayer load(Scope scope, int index, ModernBertConfig c, Rotary rotary, int window) {
         int h = c.hiddenSize();
         int inner = c.intermediateSize();
         Scope wi = scope.child("mlp.Wi");

@@ -52,13 +52,12 @@ public final class ModernBertModel implements Encoder {
         int d = config.headSize();
         Rotary global = Rotary.of(config.globalRopeTheta(), d, config.maxTokens());
         Rotary local = Rotary.of(config.localRopeTheta(), d, config.maxTokens());
-        RelativePositionBias band = RelativePositionBias.band(config.halfWindow(), config.maxTokens());
-        sharedBytes = global.bytes() + local.bytes() + 4L * band.rows().length;
+        sharedBytes = global.bytes() + local.bytes();
         ModernBertLayer[] loaded = new ModernBertLayer[config.numHiddenLayers()];
         Parallel.forRange(loaded.length, 1, (from, to) -> {
             for (int l = from; l < to; l++) {
                 boolean g = config.isGlobal(l);
-                loaded[l] = ModernBertLayer.load(model.child("layers." + l), l, config, g ? global : local, g ? null : band);
+                loaded[l] = ModernBertLayer.load(model.child("layers." + l), l, config, g ? global : local, g ? 0 : config.halfWindow());
             }
         });
         layers = List.of(loaded);

@@ -33,19 +33,6 @@ record RelativePositionBias(float[] rows, int rowLength, int span) {
     }
 
     /**
-     * A sliding window laid out as the bias is, one row for every head: 0 where |key − query| <= {@code half}, else the
-     * float minimum (finite, so a padded query, whose window may hold only masked keys, still has a largest score).
-     */
-    static RelativePositionBias band(int half, int span) {
-        int rowLength = 2 * span + 2 * Lanes.L;
-        float[] rows = new float[rowLength];
-        for (int col = 0; col < rowLength; col++) {
-            rows[col] = Math.abs(col - (span - 1)) <= half ? 0f : -Float.MAX_VALUE;
-        }
-        return new RelativePositionBias(rows, rowLength, span);
-    }
-
-    /**
      * The bucket of a key {@code relative} positions after its query (negative: before), as transformers'
      * {@code MPNetEncoder.relative_position_bucket}: the upper half for keys after the query, exact distances below 8,
      * then log-spaced up to 128, the last bucket beyond; the log in float32, as torch computes it, truncated.
