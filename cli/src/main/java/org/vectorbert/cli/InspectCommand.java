@@ -12,14 +12,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import org.vectorbert.common.VectorbertException;
-import org.vectorbert.engine.BertModel;
 import org.vectorbert.engine.Encoder;
 import org.vectorbert.engine.HeadKind;
-import org.vectorbert.loader.BertCheckpoint;
-import org.vectorbert.loader.BertConfig;
+import org.vectorbert.engine.Inspection;
 import org.vectorbert.loader.DType;
 import org.vectorbert.loader.DeclaredEmbedding;
-import org.vectorbert.loader.Tensor;
 import org.vectorbert.tokenizer.Tokenizer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -51,30 +48,24 @@ final class InspectCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         Path dir = ModelOptions.resolve(model, err);
         PrintWriter out = spec.commandLine().getOut();
-        try (BertCheckpoint checkpoint = BertCheckpoint.open(dir)) {
-            out.print(json ? toJson(checkpoint) + "\n" : table(checkpoint));
-        }
+        Inspection inspection = Encoder.inspect(dir);
+        out.print(json ? toJson(dir, inspection) + "\n" : table(dir, inspection));
         out.flush();
         return 0;
     }
 
-    private static String table(BertCheckpoint c) {
-        BertConfig k = c.config();
+    private static String table(Path dir, Inspection c) {
         StringBuilder b = new StringBuilder();
-        b.append("model:      ").append(c.directory()).append('\n');
-        b.append(String.format("config:     %s (%s family), %d layers, hidden %d%s, %d heads, intermediate %d, vocab %d, %d positions, %s, %s%n",
-                k.modelType(), c.family().name(), k.numHiddenLayers(), k.hiddenSize(),
-                k.embeddingSize() == k.hiddenSize() ? "" : " (embeddings " + k.embeddingSize() + ")", k.numAttentionHeads(), k.intermediateSize(),
-                k.vocabSize(), k.maxPositionEmbeddings(), k.hiddenAct(),
-                (k.preLayerNorm() ? "pre-LN" + (k.finalLayerNorm() ? " + final LayerNorm" : "") : "post-LN")
-                        + (k.relativeAttentionBuckets() > 0 ? ", relative position bias (" + k.relativeAttentionBuckets() + " buckets)" : "")));
+        b.append("model:      ").append(dir).append('\n');
+        b.append(String.format("config:     %s (%s family), %d layers, %s%n", c.config().modelType(), c.family(),
+                c.config().numHiddenLayers(), c.shape()));
         b.append(String.format("tensors:    %d, %,d parameters, %,d bytes (%s)%n", c.tensors().size(), c.parameterCount(),
                 c.byteCount(), dtypeSummary(c)));
-        Set<HeadKind> heads = BertModel.headsIn(c);
+        Set<HeadKind> heads = c.heads();
         b.append("heads:      ").append(String.join(", ", Arrays.stream(HeadKind.values())
                 .map(h -> h.shortName() + (heads.contains(h) ? " yes" : " no")).toList())).append('\n');
-        TokenizerLoad tokenizer = TokenizerLoad.of(c);
-        DeclaredEmbedding e = embedding(c, tokenizer);
+        TokenizerLoad tokenizer = TokenizerLoad.of(dir);
+        DeclaredEmbedding e = embedding(dir, c, tokenizer);
         b.append("pooling:    ").append(String.join("+", e.pooling())).append("  (").append(e.poolingFrom()).append(")\n");
         b.append("normalised: ").append(e.normalize() ? "yes" : "no").append("  (").append(e.normalizeFrom()).append(")\n");
         b.append("max length: ").append(e.maxTokens()).append(" tokens, longer texts ").append(e.cut() ? "cut" : "refused").append("  (")
@@ -85,19 +76,19 @@ final class InspectCommand implements Callable<Integer> {
         for (String problem : problems(c, tokenizer)) {
             b.append("problem:    ").append(problem).append('\n');
         }
-        int width = c.tensors().keySet().stream().mapToInt(String::length).max().orElse(4);
+        int width = c.tensors().stream().mapToInt(t -> t.name().length()).max().orElse(4);
         b.append('\n').append(String.format("%-" + width + "s  %-5s  %s%n", "name", "dtype", "shape"));
-        for (Tensor t : c.tensors().values()) {
-            b.append(String.format("%-" + width + "s  %-5s  %s%n", t.name(), t.dtype(), t.shapeString()));
+        for (Inspection.TensorEntry t : c.tensors()) {
+            b.append(String.format("%-" + width + "s  %-5s  %s%n", t.name(), t.dtype(), Arrays.toString(t.shape())));
         }
         return b.toString();
     }
 
     /** The model's tokenizer, loaded once for what inspect shows, or why it does not load. */
     private record TokenizerLoad(Tokenizer tokenizer, String error) {
-        static TokenizerLoad of(BertCheckpoint c) {
+        static TokenizerLoad of(Path dir) {
             try {
-                return new TokenizerLoad(Tokenizer.fromDirectory(c.directory()), null);
+                return new TokenizerLoad(Tokenizer.fromDirectory(dir), null);
             } catch (VectorbertException e) {
                 return new TokenizerLoad(null, e.getMessage());
             }
@@ -105,16 +96,16 @@ final class InspectCommand implements Callable<Integer> {
     }
 
     /** How the model embeds by default, and where each setting comes from (the tokenizer's limit, when it loads, with the model's). */
-    private static DeclaredEmbedding embedding(BertCheckpoint c, TokenizerLoad t) {
+    private static DeclaredEmbedding embedding(Path dir, Inspection c, TokenizerLoad t) {
         int positions = c.config().maxTokens();
         if (t.tokenizer() != null && t.tokenizer().modelMaxLength() < positions) {
-            return DeclaredEmbedding.of(c.directory(), t.tokenizer().modelMaxLength(), "the tokenizer's model_max_length");
+            return DeclaredEmbedding.of(dir, t.tokenizer().modelMaxLength(), "the tokenizer's model_max_length");
         }
-        return DeclaredEmbedding.of(c.directory(), positions, "the model's " + positions + " positions");
+        return DeclaredEmbedding.of(dir, positions, "the model's " + positions + " positions");
     }
 
     /** Where config.json, the weights and the tokenizer disagree: the model will not load, and this says why. */
-    private static List<String> problems(BertCheckpoint c, TokenizerLoad t) {
+    private static List<String> problems(Inspection c, TokenizerLoad t) {
         List<String> problems = new ArrayList<>(c.contradictions());
         if (t.tokenizer() == null) {
             problems.add("the tokenizer does not load: " + t.error());
@@ -128,28 +119,28 @@ final class InspectCommand implements Callable<Integer> {
         return problems;
     }
 
-    private static String dtypeSummary(BertCheckpoint c) {
+    private static String dtypeSummary(Inspection c) {
         Map<DType, Integer> counts = new EnumMap<>(DType.class);
-        c.tensors().values().forEach(t -> counts.merge(t.dtype(), 1, Integer::sum));
+        c.tensors().forEach(t -> counts.merge(t.dtype(), 1, Integer::sum));
         StringBuilder s = new StringBuilder();
         counts.forEach((d, n) -> s.append(s.isEmpty() ? "" : ", ").append(n).append(' ').append(d));
         return s.toString();
     }
 
-    private static String toJson(BertCheckpoint c) {
+    private static String toJson(Path dir, Inspection c) {
         ObjectNode o = JsonText.object();
-        o.put("model", c.directory().toString());
-        o.put("family", c.family().name());
-        o.set("config", c.config().toJson());
+        o.put("model", dir.toString());
+        o.put("family", c.family());
+        o.set("config", c.configJson());
         o.put("tensor_count", c.tensors().size());
         o.put("parameters", c.parameterCount());
         o.put("bytes", c.byteCount());
-        Set<HeadKind> heads = BertModel.headsIn(c);
+        Set<HeadKind> heads = c.heads();
         for (HeadKind h : HeadKind.values()) {
             o.put(h.key(), heads.contains(h));
         }
-        TokenizerLoad tokenizer = TokenizerLoad.of(c);
-        DeclaredEmbedding e = embedding(c, tokenizer);
+        TokenizerLoad tokenizer = TokenizerLoad.of(dir);
+        DeclaredEmbedding e = embedding(dir, c, tokenizer);
         ObjectNode embedding = o.putObject("embedding");
         e.pooling().forEach(embedding.putArray("pooling")::add);
         embedding.put("pooling_from", e.poolingFrom()).put("normalize", e.normalize()).put("normalize_from", e.normalizeFrom())
@@ -160,7 +151,7 @@ final class InspectCommand implements Callable<Integer> {
         ArrayNode problems = o.putArray("problems");
         problems(c, tokenizer).forEach(problems::add);
         ArrayNode tensors = o.putArray("tensors");
-        for (Tensor t : c.tensors().values()) {
+        for (Inspection.TensorEntry t : c.tensors()) {
             ObjectNode n = tensors.addObject();
             n.put("name", t.name());
             n.put("dtype", t.dtype().name());

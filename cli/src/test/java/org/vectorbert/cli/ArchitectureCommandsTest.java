@@ -13,12 +13,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The commands on an architecture other than BERT's (MPNet's reference fixtures, engine's test resources), and what
+ * The commands on architectures other than BERT's (MPNet's and ModernBERT's reference fixtures, engine's test resources), and what
  * they refuse: a model type no architecture runs, a config that contradicts the weights, a text past the maximum.
  */
 class ArchitectureCommandsTest {
-    private static final Path MPNET = Path.of(System.getProperty("user.dir")).resolve("../engine/src/test/resources/architectures/mpnet")
+    private static final Path ARCHITECTURES = Path.of(System.getProperty("user.dir")).resolve("../engine/src/test/resources/architectures")
             .normalize();
+    private static final Path MPNET = ARCHITECTURES.resolve("mpnet");
+    private static final Path MODERNBERT = ARCHITECTURES.resolve("modernbert");
 
     @TempDir
     Path work;
@@ -45,11 +47,55 @@ class ArchitectureCommandsTest {
     }
 
     @Test
+    void modernBertRunsEveryTaskItHasAHeadFor() {
+        String dir = MODERNBERT.toString();
+        TokenizeCommandTest.Run filled = run("fill-mask", "--model", dir + "/modernbert-mlm", "The capital of France is [MASK].");
+        assertEquals(0, filled.exit(), filled.err());
+        assertEquals(5, filled.out().lines().filter(l -> l.matches(" +[1-5]  .*")).count(), filled.out());
+        TokenizeCommandTest.Run embedded = run("embed", "--model", dir + "/modernbert-sentence-mean", "--prompt-name", "query", "what is it");
+        assertEquals(0, embedded.exit(), embedded.err());
+        assertTrue(embedded.out().startsWith("\"what is it\"  [32] ") && embedded.out().contains("(norm 1.0000)"), embedded.out());
+        for (String[] task : new String[][] {{"classify", "/modernbert-seqcls-mean", "nice"}, {"ner", "/modernbert-tokcls", "john lives here"}}) {
+            TokenizeCommandTest.Run r = run(task[0], "--model", dir + task[1], task[2]);
+            assertEquals(0, r.exit(), task[0] + ": " + r.err());
+        }
+        TokenizeCommandTest.Run answered = run("qa", "--model", dir + "/modernbert-qa", "--question", "where", "--context", "in paris");
+        assertEquals(0, answered.exit(), answered.err());
+    }
+
+    @Test
+    void inspectSaysWhatModernBertHas() {
+        TokenizeCommandTest.Run inspected = run("inspect", "--model", MODERNBERT.resolve("modernbert-sentence-mean").toString());
+        assertEquals(0, inspected.exit(), inspected.err());
+        assertTrue(inspected.out().contains("config:     modernbert (ModernBERT family), 2 layers, hidden 32, 2 heads, intermediate 48 (GeGLU),"
+                + " vocab 384, 8192 positions, gelu, pre-LN, rotary positions (base 160000 global, 10000 local), 1 of 2 layers global,"
+                + " the others a window of 8\n"), inspected.out());
+        assertTrue(inspected.out().contains("prompts:    query \"search_query: \", document \"search_document: \""), inspected.out());
+        assertTrue(!inspected.out().contains("problem:"), inspected.out());
+    }
+
+    @Test
+    void inspectNamesWhereModernBertsConfigContradictsItsWeights() throws IOException {
+        Path dir = Files.createDirectories(work.resolve("modernbert-contradicts"));
+        try (Stream<Path> files = Files.list(MODERNBERT.resolve("modernbert-mlm"))) {
+            for (Path f : files.filter(Files::isRegularFile).toList()) {
+                Files.copy(f, dir.resolve(f.getFileName()));
+            }
+        }
+        Files.writeString(dir.resolve("config.json"), Files.readString(dir.resolve("config.json"))
+                .replaceFirst("\"num_hidden_layers\": 3", "\"num_hidden_layers\": 2"));
+        TokenizeCommandTest.Run inspected = run("inspect", "--model", dir.toString());
+        assertEquals(0, inspected.exit(), inspected.err());
+        assertTrue(inspected.out().contains("problem:    config.json says num_hidden_layers 2 but the weights hold 3 layers\n"), inspected.out());
+        assertUserError(run("embed", "--model", dir.toString(), "text"), "is not part of the model config.json describes");
+    }
+
+    @Test
     void anUnknownModelTypeNamesTheSupportedOnes() throws IOException {
         Path dir = copy("mpnet-mlm", "unknown");
         Files.writeString(dir.resolve("config.json"), Files.readString(dir.resolve("config.json")).replace("\"mpnet\"", "\"gpt2\""));
         assertUserError(run("embed", "--model", dir.toString(), "text"),
-                "model_type 'gpt2' is not supported (supported: bert, distilbert, roberta, xlm-roberta, camembert, electra, mpnet)");
+                "model_type 'gpt2' is not supported (supported: bert, distilbert, roberta, xlm-roberta, camembert, electra, mpnet, modernbert)");
     }
 
     @Test

@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.function.BiFunction;
+import java.util.function.Function;
 import org.vectorbert.common.Json;
 import org.vectorbert.loader.Family;
 import org.vectorbert.loader.LoaderException;
@@ -20,8 +21,10 @@ final class Architectures {
      * @param name       for messages
      * @param modelTypes the {@code model_type} values it runs
      * @param loader     opens a model directory of it at a precision
+     * @param inspector  reads what a model directory of it holds, without loading it
      */
-    record Architecture(String name, List<String> modelTypes, BiFunction<Path, Precision, Encoder> loader) {
+    record Architecture(String name, List<String> modelTypes, BiFunction<Path, Precision, Encoder> loader,
+                        Function<Path, Inspection> inspector) {
         Architecture {
             modelTypes = List.copyOf(modelTypes);
         }
@@ -33,10 +36,10 @@ final class Architectures {
 
     /** BERT and the families that are BERT's blocks under other names (DistilBERT, RoBERTa, XLM-R, CamemBERT, ELECTRA). */
     private static final Architecture BERT = new Architecture("BERT",
-            Family.ALL.stream().flatMap(f -> f.modelTypes().stream()).toList(), BertModel::load);
+            Family.ALL.stream().flatMap(f -> f.modelTypes().stream()).toList(), BertModel::load, BertModel::inspect);
 
     static final List<Architecture> ALL = List.of(BERT,
-            new Architecture("ModernBERT", List.of("modernbert"), ModernBertModel::load));
+            new Architecture("ModernBERT", List.of("modernbert"), ModernBertModel::load, ModernBertModel::inspect));
 
     private Architectures() {}
 

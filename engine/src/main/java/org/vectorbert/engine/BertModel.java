@@ -113,6 +113,25 @@ public final class BertModel implements Encoder {
         return found;
     }
 
+    /**
+     * What a BERT-family model directory holds, without loading it ({@link Encoder#inspect}).
+     *
+     * @param directory a Hugging Face model directory
+     * @return what it holds
+     */
+    public static Inspection inspect(Path directory) {
+        try (BertCheckpoint c = BertCheckpoint.open(directory)) {
+            BertConfig k = c.config();
+            String shape = String.format("hidden %d%s, %d heads, intermediate %d, vocab %d, %d positions, %s, %s", k.hiddenSize(),
+                    k.embeddingSize() == k.hiddenSize() ? "" : " (embeddings " + k.embeddingSize() + ")", k.numAttentionHeads(),
+                    k.intermediateSize(), k.vocabSize(), k.maxPositionEmbeddings(), k.hiddenAct(),
+                    (k.preLayerNorm() ? "pre-LN" + (k.finalLayerNorm() ? " + final LayerNorm" : "") : "post-LN")
+                            + (k.relativeAttentionBuckets() > 0 ? ", relative position bias (" + k.relativeAttentionBuckets() + " buckets)" : ""));
+            return new Inspection(c.family().name(), k, shape, k.toJson(),
+                    c.tensors().values().stream().map(Inspection.TensorEntry::of).toList(), headsIn(c), c.contradictions());
+        }
+    }
+
     /** {@return how the weight matrices are held} */
     @Override
     public Precision precision() {
@@ -184,7 +203,7 @@ public final class BertModel implements Encoder {
     }
 
     private <T> T forward(Batch batch, Request request, RowLayout layout, Function<Output, T> reader) {
-        check(batch, request);
+        PassChecks.check(this, batch, request);
         boolean plain = PlainKernels.begin(layout.rows());
         if (!plain) {
             KernelCompilation.ensure();    // the vector kernels run: their directive must be in place (once per JVM)
@@ -282,35 +301,5 @@ public final class BertModel implements Encoder {
     /** The first encoder layer: the weights {@link SlowPathCheck} times the kernels with. */
     BertLayer firstLayer() {
         return encoder.layers().getFirst();
-    }
-
-    private void check(Batch batch, Request request) {
-        if (batch.length() > config.maxTokens()) {
-            throw new EngineException("a sequence of " + batch.length() + " tokens is longer than the model's maximum of "
-                    + config.maxTokens() + " positions; truncate it to " + config.maxTokens() + " tokens");
-        }
-        for (int i = 0; i < batch.ids().length; i++) {
-            int id = batch.ids()[i];
-            if (id < 0 || id >= config.vocabSize()) {
-                throw new EngineException("token id " + id + " is outside the model's vocabulary (0.." + (config.vocabSize() - 1) + ")");
-            }
-            int type = batch.typeIds()[i];
-            if (config.hasTokenTypes() && (type < 0 || type >= config.typeVocabSize())) {
-                throw new EngineException("token type id " + type + " is outside 0.." + (config.typeVocabSize() - 1));
-            }
-        }
-        for (int row : request.readRows() == null ? new int[0] : request.readRows()) {
-            if (row < 0 || row >= batch.rows()) {
-                throw new EngineException("last hidden state row " + row + " is outside the batch");
-            }
-        }
-        request.heads().forEach((kind, rows) -> {
-            requireHead(kind, kind == HeadKind.POOLER ? ": use cls or mean pooling" : "");
-            for (int row : rows == null ? new int[0] : rows) {
-                if (row < 0 || row >= batch.rows()) {
-                    throw new EngineException(kind.title() + " row " + row + " is outside the batch");
-                }
-            }
-        });
     }
 }

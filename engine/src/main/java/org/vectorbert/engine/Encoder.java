@@ -43,6 +43,18 @@ public interface Encoder {
     }
 
     /**
+     * What a Hugging Face model directory holds (configuration, tensors, heads, and where config.json and the weights
+     * disagree), read as its config.json's {@code model_type} says, without loading the model.
+     *
+     * @param directory a Hugging Face model directory
+     * @return what it holds
+     * @throws org.vectorbert.loader.LoaderException if the model type is not one vectorbert runs, or the files are unreadable
+     */
+    static Inspection inspect(Path directory) {
+        return Architectures.of(directory).inspector().apply(directory);
+    }
+
+    /**
      * Bits per vector of this JVM's kernels (128, 256 or 512): the machine's preferred shape, or
      * {@code -Dvectorbert.vector.bits}. The packed weights' layout depends on it; {@code vectorbert --version} prints it.
      *

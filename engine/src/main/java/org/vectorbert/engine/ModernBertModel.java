@@ -98,6 +98,47 @@ public final class ModernBertModel implements Encoder {
     }
 
     /**
+     * What a ModernBERT model directory holds, without loading it ({@link Encoder#inspect}): where config.json and the
+     * weights disagree on the vocabulary, the width or the number of layers.
+     *
+     * @param directory a Hugging Face model directory
+     * @return what it holds
+     */
+    public static Inspection inspect(Path directory) {
+        try (TensorFiles files = TensorFiles.open(directory)) {
+            ModernBertConfig c = ModernBertConfig.parse(files.configJson(), "config.json");
+            long globals = c.globalLayers().stream().filter(g -> g).count();
+            String shape = String.format("hidden %d, %d heads, intermediate %d (GeGLU), vocab %d, %d positions, %s, pre-LN, rotary"
+                            + " positions (base %s global, %s local), %d of %d layers global, the others a window of %d",
+                    c.hiddenSize(), c.numAttentionHeads(), c.intermediateSize(), c.vocabSize(), c.maxPositionEmbeddings(),
+                    c.hiddenActivation(), number(c.globalRopeTheta()), number(c.localRopeTheta()), globals, c.numHiddenLayers(),
+                    c.localAttention());
+            List<String> contradictions = new ArrayList<>();
+            String prefix = files.find("model.embeddings.tok_embeddings.weight").isPresent() ? "model." : "";
+            files.find(prefix + "embeddings.tok_embeddings.weight").filter(t -> t.shape().length == 2).ifPresent(t -> {
+                if (t.shape()[0] != c.vocabSize()) {
+                    contradictions.add("config.json says vocab_size " + c.vocabSize() + " but " + t.name() + " has " + t.shape()[0] + " rows");
+                }
+                if (t.shape()[1] != c.hiddenSize()) {
+                    contradictions.add("config.json says hidden_size " + c.hiddenSize() + " but " + t.name() + " is " + t.shape()[1] + " wide");
+                }
+            });
+            long layers = files.tensors().keySet().stream().filter(n -> n.startsWith(prefix + "layers."))
+                    .map(n -> n.substring((prefix + "layers.").length(), n.indexOf('.', (prefix + "layers.").length()))).distinct().count();
+            if (layers != c.numHiddenLayers()) {
+                contradictions.add("config.json says num_hidden_layers " + c.numHiddenLayers() + " but the weights hold " + layers + " layers");
+            }
+            return new Inspection("ModernBERT", c, shape, files.configJson(),
+                    files.tensors().values().stream().map(Inspection.TensorEntry::of).toList(), headsIn(files, c), contradictions);
+        }
+    }
+
+    /** A rotary base as config.json writes it: 160000, not 160000.0. */
+    private static String number(double d) {
+        return d == Math.rint(d) ? Long.toString((long) d) : Double.toString(d);
+    }
+
+    /**
      * The heads a checkpoint has: by config.json's {@code architectures} (the classifier's weights are the same in three
      * classes), else by the weights.
      */
@@ -184,7 +225,7 @@ public final class ModernBertModel implements Encoder {
     }
 
     private <T> T forward(Batch batch, Request request, RowLayout layout, Function<Output, T> reader) {
-        check(batch, request);
+        PassChecks.check(this, batch, request);
         boolean plain = PlainKernels.begin(layout.rows());
         if (!plain) {
             KernelCompilation.ensure();
@@ -275,31 +316,6 @@ public final class ModernBertModel implements Encoder {
         int[] each = new int[rows.length];
         Arrays.setAll(each, i -> i);
         return head.forward(pooled, each);
-    }
-
-    private void check(Batch batch, Request request) {
-        if (batch.length() > config.maxTokens()) {
-            throw new EngineException("a sequence of " + batch.length() + " tokens is longer than the model's maximum of "
-                    + config.maxTokens() + " positions; truncate it to " + config.maxTokens() + " tokens");
-        }
-        for (int id : batch.ids()) {
-            if (id < 0 || id >= config.vocabSize()) {
-                throw new EngineException("token id " + id + " is outside the model's vocabulary (0.." + (config.vocabSize() - 1) + ")");
-            }
-        }
-        for (int row : request.readRows() == null ? new int[0] : request.readRows()) {
-            if (row < 0 || row >= batch.rows()) {
-                throw new EngineException("last hidden state row " + row + " is outside the batch");
-            }
-        }
-        request.heads().forEach((kind, rows) -> {
-            requireHead(kind, kind == HeadKind.POOLER ? ": use cls or mean pooling" : "");
-            for (int row : rows == null ? new int[0] : rows) {
-                if (row < 0 || row >= batch.rows()) {
-                    throw new EngineException(kind.title() + " row " + row + " is outside the batch");
-                }
-            }
-        });
     }
 
     /**
