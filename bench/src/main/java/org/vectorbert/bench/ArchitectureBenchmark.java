@@ -15,14 +15,18 @@ import org.vectorbert.engine.Encoder;
 import org.vectorbert.engine.Parallel;
 import org.vectorbert.loader.BertConfig;
 import org.vectorbert.loader.DType;
+import org.vectorbert.loader.ModernBertConfig;
 import org.vectorbert.loader.SafetensorsWriter;
 
 /**
- * Each architecture's encoder beside BERT's, in one JVM: random weights of base width (hidden 768, 12 heads,
- * intermediate 3072; {@code --layers}, 4 by default) written in each architecture's Hugging Face layout, then passes
- * of 8 x 128 and 1 x 512 tokens timed in alternation, and each one's GFLOP/s with its ratio to BERT's.
+ * Each architecture's encoder beside BERT's, in one JVM: random weights of base width (hidden 768, 12 heads; BERT's and
+ * MPNet's intermediate 3072, ModernBERT-base's 1152 GeGLU with a window of 128 and every third layer global;
+ * {@code --layers}, 4 by default) written in each architecture's Hugging Face layout, then passes of 8 x 128 and 1 x 512
+ * tokens timed in alternation, and each one's GFLOP/s (its own count of multiply-adds) with its ratio to BERT's.
+ * {@code --long}: a ModernBERT-base-shaped encoder (22 layers, vocabulary 50368) on one text of 512 and one of 8,192
+ * tokens, the cost per token of each, and the process's peak resident memory against the weights.
  *
- * <pre>bench/run architectures [--layers N] [--rounds N]</pre>
+ * <pre>bench/run architectures [--layers N] [--rounds N] [--long]</pre>
  */
 public final class ArchitectureBenchmark {
     private static final int HIDDEN = 768;
@@ -33,13 +37,19 @@ public final class ArchitectureBenchmark {
     private ArchitectureBenchmark() {}
 
     public static void main(String[] args) throws IOException {
-        int layers = intArg(args, "--layers", 4);
-        int rounds = intArg(args, "--rounds", 9);
+        boolean longTexts = List.of(args).contains("--long");
+        int layers = intArg(args, "--layers", longTexts ? 22 : 4);
+        int rounds = intArg(args, "--rounds", longTexts ? 3 : 9);
         Path work = Files.createTempDirectory("vectorbert-architectures");
         try {
+            if (longTexts) {
+                longTexts(Encoder.load(writeModernBert(work.resolve("modernbert"), layers, 50368)), rounds);
+                return;
+            }
             Map<String, Encoder> encoders = new LinkedHashMap<>();
             encoders.put("bert", Encoder.load(write(work.resolve("bert"), "bert", layers)));
             encoders.put("mpnet", Encoder.load(write(work.resolve("mpnet"), "mpnet", layers)));
+            encoders.put("modernbert", Encoder.load(writeModernBert(work.resolve("modernbert"), layers, VOCAB)));
             System.out.printf("%d layers of base width, %d threads, %s%n", layers, Parallel.threads(), Runtime.version());
             for (int[] shape : new int[][] {{8, 128}, {1, 512}}) {
                 Batch batch = EncoderBenchmark.batch(shape[0], shape[1], VOCAB);
@@ -49,9 +59,9 @@ public final class ArchitectureBenchmark {
                 int i = 0;
                 double bert = 0;
                 for (Map.Entry<String, Encoder> e : encoders.entrySet()) {
-                    double gflops = EncoderBenchmark.flops((BertConfig) e.getValue().config(), shape[0], shape[1]) / 1e9 / m[i].medianSeconds();
+                    double gflops = flops(e.getValue(), shape[0], shape[1]) / 1e9 / m[i].medianSeconds();
                     bert = i == 0 ? gflops : bert;
-                    System.out.printf("%-6s %d x %-3d: median %7.1f ms (best %7.1f), %5.0f GFLOP/s, %.2fx BERT's%n", e.getKey(),
+                    System.out.printf("%-10s %d x %-3d: median %7.1f ms (best %7.1f), %5.0f GFLOP/s, %.2fx BERT's%n", e.getKey(),
                             shape[0], shape[1], m[i].medianSeconds() * 1e3, m[i].minSeconds() * 1e3, gflops, gflops / bert);
                     i++;
                 }
@@ -61,6 +71,84 @@ public final class ArchitectureBenchmark {
                 files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }
         }
+    }
+
+    /** One text of 512 tokens and one of 8,192 through {@code encoder}: time per token of each, and peak memory. */
+    private static void longTexts(Encoder encoder, int rounds) throws IOException {
+        System.out.printf("ModernBERT-base shape, %d layers, %.0f MB of weights, %d threads, %s%n", encoder.config().numHiddenLayers(),
+                encoder.weightBytes() / 1e6, Parallel.threads(), Runtime.version());
+        double[] perToken = new double[2];
+        int[] lengths = {512, 8192};
+        for (int i = 0; i < 2; i++) {
+            Batch batch = EncoderBenchmark.batch(1, lengths[i], VOCAB);
+            Measure m = Measure.of(1, rounds, () -> encoder.forward(batch, Encoder.Request.lastHiddenState()));
+            perToken[i] = m.medianSeconds() / lengths[i];
+            System.out.printf("1 x %-5d: median %8.1f ms (best %8.1f), %.3f ms a token, %5.0f GFLOP/s%n", lengths[i],
+                    m.medianSeconds() * 1e3, m.minSeconds() * 1e3, perToken[i] * 1e3,
+                    flops(encoder, 1, lengths[i]) / 1e9 / m.medianSeconds());
+        }
+        long peak = peakResidentBytes();
+        System.out.printf("cost per token at 8192 / at 512: %.2fx; peak resident memory %.0f MB = weights + %.0f MB%n",
+                perToken[1] / perToken[0], peak / 1e6, (peak - encoder.weightBytes()) / 1e6);
+    }
+
+    /** The process's peak resident set (VmHWM), in bytes. */
+    private static long peakResidentBytes() throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+            if (line.startsWith("VmHWM:")) {
+                return Long.parseLong(line.replaceAll("\\D", "")) * 1024;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * Multiply-adds, counted twice, of a pass: the linear layers (ModernBERT's fused Wqkv and GeGLU counted as the products
+     * they are) and both attention products, over the keys each query sees.
+     */
+    static double flops(Encoder encoder, int size, int length) {
+        if (encoder.config() instanceof BertConfig c) {
+            return EncoderBenchmark.flops(c, size, length);
+        }
+        ModernBertConfig c = (ModernBertConfig) encoder.config();
+        double tokens = (double) size * length;
+        double h = c.hiddenSize();
+        double total = 0;
+        for (int l = 0; l < c.numHiddenLayers(); l++) {
+            double keys = c.isGlobal(l) ? length : Math.min(length, 2 * c.halfWindow() + 1);
+            total += 2 * tokens * (4 * h * h + 3 * h * c.intermediateSize()) + 2 * 2 * tokens * keys * h;
+        }
+        return total;
+    }
+
+    /** A ModernBertModel directory of base width with random weights: no prefix, no biases, as the hub's base model. */
+    private static Path writeModernBert(Path dir, int layers, int vocab) throws IOException {
+        Files.createDirectories(dir);
+        int intermediate = 1152;
+        Files.writeString(dir.resolve("config.json"), """
+                {"model_type": "modernbert", "architectures": ["ModernBertModel"], "vocab_size": %d, "hidden_size": %d,
+                 "num_hidden_layers": %d, "num_attention_heads": %d, "intermediate_size": %d, "hidden_activation": "gelu",
+                 "max_position_embeddings": 8192, "global_attn_every_n_layers": 3, "local_attention": 128,
+                 "global_rope_theta": 160000.0, "local_rope_theta": 10000.0, "norm_eps": 1e-05, "norm_bias": false,
+                 "attention_bias": false, "mlp_bias": false, "pad_token_id": 50283}
+                """.formatted(vocab, HIDDEN, layers, HEADS, intermediate));
+        List<SafetensorsWriter.Spec> specs = new ArrayList<>();
+        spec(specs, "embeddings.tok_embeddings.weight", vocab, HIDDEN);
+        spec(specs, "embeddings.norm.weight", HIDDEN);
+        for (int l = 0; l < layers; l++) {
+            String p = "layers." + l + ".";
+            if (l > 0) {
+                spec(specs, p + "attn_norm.weight", HIDDEN);
+            }
+            spec(specs, p + "attn.Wqkv.weight", 3 * HIDDEN, HIDDEN);
+            spec(specs, p + "attn.Wo.weight", HIDDEN, HIDDEN);
+            spec(specs, p + "mlp_norm.weight", HIDDEN);
+            spec(specs, p + "mlp.Wi.weight", 2 * intermediate, HIDDEN);
+            spec(specs, p + "mlp.Wo.weight", HIDDEN, intermediate);
+        }
+        spec(specs, "final_norm.weight", HIDDEN);
+        writeRandom(dir, specs);
+        return dir;
     }
 
     /** A model directory of {@code type} with random weights in its Hugging Face layout. */
@@ -98,12 +186,18 @@ public final class ArchitectureBenchmark {
             linear(specs, p + "output.dense", INTERMEDIATE, HIDDEN);
             norm(specs, p + "output.LayerNorm");
         }
+        writeRandom(dir, specs);
+        return dir;
+    }
+
+    /** model.safetensors of {@code specs}, normal with std 0.02 but norm weights, which are 1. */
+    private static void writeRandom(Path dir, List<SafetensorsWriter.Spec> specs) {
         Random random = new Random(42);
         try (SafetensorsWriter w = new SafetensorsWriter(dir.resolve("model.safetensors"), specs, Map.of("format", "pt"))) {
             for (SafetensorsWriter.Spec s : specs) {
                 int n = Math.toIntExact(s.shape()[0] * (s.shape().length > 1 ? s.shape()[1] : 1));
                 float[] values = new float[n];
-                boolean layerNormWeight = s.name().endsWith("LayerNorm.weight");
+                boolean layerNormWeight = s.name().endsWith("LayerNorm.weight") || s.name().endsWith("norm.weight");
                 for (int i = 0; i < n; i++) {
                     values[i] = layerNormWeight ? 1f : (float) (random.nextGaussian() * 0.02);
                 }
@@ -111,7 +205,6 @@ public final class ArchitectureBenchmark {
             }
             w.finish();
         }
-        return dir;
     }
 
     private static void spec(List<SafetensorsWriter.Spec> specs, String name, long... shape) {

@@ -17,6 +17,11 @@ final class AttentionKernel {
 
     /** Query rows whose scores are held at a time: the scratch grows with the keys, not with their square. */
     static final int QUERY_CHUNK = 96;
+    /**
+     * Keys a chunk's queries go through together, in both passes: the block's transposed keys and values stay in cache
+     * while every row of the chunk uses them (over a long sequence, a row's whole pass would not fit). A multiple of 2L.
+     */
+    private static final int KEY_BLOCK = 256;
 
     /**
      * Attention for one sequence and one head: its keys and values are rows [row0, row0+seq) of k and v ([rows, hidden]),
@@ -80,9 +85,12 @@ final class AttentionKernel {
             // Six query rows at a time: each key vector loaded feeds six independent FMA chains (one row alone waits on
             // each FMA's latency); with two key vectors, twelve accumulators, as in the matrix kernel's tile.
             // A last group of fewer rows repeats its last row: the same FMAs, into the same place.
-            for (int i = c0; i < c1; i += 6) {
-                scores(q, (qRow0 + i) * hidden + col, hidden, Math.min(6, c1 - i), headSize, work, workOff, stride, from, to,
-                        scale, maskRow, rows + (i - c0) * stride);
+            for (int j0 = from; j0 < to; j0 += KEY_BLOCK) {
+                int j1 = Math.min(to, j0 + KEY_BLOCK);
+                for (int i = c0; i < c1; i += 6) {
+                    scores(q, (qRow0 + i) * hidden + col, hidden, Math.min(6, c1 - i), headSize, work, workOff, stride, j0, j1,
+                            scale, maskRow, rows + (i - c0) * stride);
+                }
             }
             for (int i = c0; i < c1; i++) {
                 int r = rows + (i - c0) * stride;
@@ -112,39 +120,44 @@ final class AttentionKernel {
 
     /**
      * The context of query rows c0 .. c1 - 1 (their probabilities at {@code p0} + i·stride in w, keys {@code from} to
-     * {@code to} - 1): Σj p[j]·v[j] into their rows of ctx. Two query rows at a time, so each value vector loaded serves
-     * both; an odd last row goes with itself (the same FMAs twice, into the same place).
+     * {@code to} - 1): Σj p[j]·v[j] into their rows of ctx, {@link #KEY_BLOCK} keys at a time for every row, each row's
+     * sums carried in ctx from one block to the next (the same additions in the same order, so the same floats). Two
+     * query rows at a time, so each value vector loaded serves both; an odd last row goes with itself (the same FMAs
+     * twice, into the same place).
      */
     private static void values(float[] v, int hidden, int row0, int to, int from, int col, int headSize, float[] w, int p0,
                                int stride, float[] ctx, int qRow0, int c0, int c1) {
-        int n = to - from;
-        int v0 = (row0 + from) * hidden + col;
         int c4 = headSize / (4 * L) * (4 * L);
         int c2 = headSize - c4 >= 2 * L ? c4 + 2 * L : c4;
-        for (int i = c0; i < c1; i += 2) {
-            int a = i;
-            int b = Math.min(i + 1, c1 - 1);
-            int pa = p0 + a * stride + from;
-            int pb = p0 + b * stride + from;
-            int outA = (qRow0 + a) * hidden + col;
-            int outB = (qRow0 + b) * hidden + col;
-            for (int c = 0; c < c4; c += 4 * L) {
-                weightedValues4(v, hidden, v0 + c, n, w, pa, pb, ctx, outA + c, outB + c);
+        for (int j0 = from; j0 < to; j0 += KEY_BLOCK) {
+            int n = Math.min(to, j0 + KEY_BLOCK) - j0;
+            boolean carry = j0 > from;
+            int v0 = (row0 + j0) * hidden + col;
+            for (int i = c0; i < c1; i += 2) {
+                int a = i;
+                int b = Math.min(i + 1, c1 - 1);
+                int pa = p0 + a * stride + j0;
+                int pb = p0 + b * stride + j0;
+                int outA = (qRow0 + a) * hidden + col;
+                int outB = (qRow0 + b) * hidden + col;
+                for (int c = 0; c < c4; c += 4 * L) {
+                    weightedValues4(v, hidden, v0 + c, n, w, pa, pb, ctx, outA + c, outB + c, carry);
+                }
+                for (int c = c2; c < headSize; c += L) {
+                    weightedValues1(v, hidden, v0 + c, n, w, pa, pb, ctx, outA + c, outB + c, headSize - c, carry);
+                }
             }
-            for (int c = c2; c < headSize; c += L) {
-                weightedValues1(v, hidden, v0 + c, n, w, pa, pb, ctx, outA + c, outB + c, headSize - c);
-            }
-        }
-        // Two vectors of columns (a MiniLM head with 512-bit vectors) take four query rows at a time: eight FMA chains, as
-        // four wait on their own FMAs' latency. A last group of fewer rows repeats its last.
-        if (c2 > c4) {
-            for (int i = c0; i < c1; i += 4) {
-                int last = c1 - 1;
-                int a = i, b = Math.min(i + 1, last), c = Math.min(i + 2, last), d = Math.min(i + 3, last);
-                int out = qRow0 * hidden + col + c4;
-                weightedValues2(v, hidden, v0 + c4, n, w, p0 + a * stride + from, p0 + b * stride + from,
-                        p0 + c * stride + from, p0 + d * stride + from, ctx, out + a * hidden, out + b * hidden, out + c * hidden,
-                        out + d * hidden);
+            // Two vectors of columns (a MiniLM head with 512-bit vectors) take four query rows at a time: eight FMA chains,
+            // as four wait on their own FMAs' latency. A last group of fewer rows repeats its last.
+            if (c2 > c4) {
+                for (int i = c0; i < c1; i += 4) {
+                    int last = c1 - 1;
+                    int a = i, b = Math.min(i + 1, last), c = Math.min(i + 2, last), d = Math.min(i + 3, last);
+                    int out = qRow0 * hidden + col + c4;
+                    weightedValues2(v, hidden, v0 + c4, n, w, p0 + a * stride + j0, p0 + b * stride + j0,
+                            p0 + c * stride + j0, p0 + d * stride + j0, ctx, out + a * hidden, out + b * hidden, out + c * hidden,
+                            out + d * hidden, carry);
+                }
             }
         }
     }
@@ -214,9 +227,19 @@ final class AttentionKernel {
      * row's offset, rows {@code hidden} apart.
      */
     private static void weightedValues4(float[] v, int hidden, int v0, int seq, float[] p, int pa, int pb, float[] ctx,
-                                        int outA, int outB) {
+                                        int outA, int outB, boolean carry) {
         FloatVector a0 = FloatVector.zero(S), a1 = a0, a2 = a0, a3 = a0;
         FloatVector b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+        if (carry) {
+            a0 = FloatVector.fromArray(S, ctx, outA);
+            a1 = FloatVector.fromArray(S, ctx, outA + L);
+            a2 = FloatVector.fromArray(S, ctx, outA + 2 * L);
+            a3 = FloatVector.fromArray(S, ctx, outA + 3 * L);
+            b0 = FloatVector.fromArray(S, ctx, outB);
+            b1 = FloatVector.fromArray(S, ctx, outB + L);
+            b2 = FloatVector.fromArray(S, ctx, outB + 2 * L);
+            b3 = FloatVector.fromArray(S, ctx, outB + 3 * L);
+        }
         for (int j = 0; j < seq; j++) {
             int vj = v0 + j * hidden;
             FloatVector x0 = FloatVector.fromArray(S, v, vj);
@@ -246,8 +269,18 @@ final class AttentionKernel {
 
     /** {@link #weightedValues4} for two vectors of columns and four rows, a to d. */
     private static void weightedValues2(float[] v, int hidden, int v0, int seq, float[] p, int pa, int pb, int pc, int pd,
-                                        float[] ctx, int outA, int outB, int outC, int outD) {
+                                        float[] ctx, int outA, int outB, int outC, int outD, boolean carry) {
         FloatVector a0 = FloatVector.zero(S), a1 = a0, b0 = a0, b1 = a0, c0 = a0, c1 = a0, d0 = a0, d1 = a0;
+        if (carry) {
+            a0 = FloatVector.fromArray(S, ctx, outA);
+            a1 = FloatVector.fromArray(S, ctx, outA + L);
+            b0 = FloatVector.fromArray(S, ctx, outB);
+            b1 = FloatVector.fromArray(S, ctx, outB + L);
+            c0 = FloatVector.fromArray(S, ctx, outC);
+            c1 = FloatVector.fromArray(S, ctx, outC + L);
+            d0 = FloatVector.fromArray(S, ctx, outD);
+            d1 = FloatVector.fromArray(S, ctx, outD + L);
+        }
         for (int j = 0; j < seq; j++) {
             int vj = v0 + j * hidden;
             FloatVector x0 = FloatVector.fromArray(S, v, vj);
@@ -277,9 +310,10 @@ final class AttentionKernel {
 
     /** {@link #weightedValues4} for the columns of one vector, or the {@code left} columns left if fewer. */
     private static void weightedValues1(float[] v, int hidden, int v0, int seq, float[] p, int pa, int pb, float[] ctx,
-                                        int outA, int outB, int left) {
+                                        int outA, int outB, int left, boolean carry) {
         VectorMask<Float> m = S.indexInRange(0, left);
-        FloatVector a = FloatVector.zero(S), b = a;
+        FloatVector a = carry ? FloatVector.fromArray(S, ctx, outA, m) : FloatVector.zero(S);
+        FloatVector b = carry ? FloatVector.fromArray(S, ctx, outB, m) : FloatVector.zero(S);
         for (int j = 0; j < seq; j++) {
             FloatVector x = FloatVector.fromArray(S, v, v0 + j * hidden, m);
             a = x.fma(FloatVector.broadcast(S, p[pa + j]), a);
