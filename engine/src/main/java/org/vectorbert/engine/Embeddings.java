@@ -337,6 +337,8 @@ public final class Embeddings {
         request = queriesAndKeys ? request.withQueriesAndKeys() : request;
         request = tokenVectors ? request : readOnlyWhatPools(request, ids);
         int hidden = model.config().hiddenSize();
+        int heads = model.config().numAttentionHeads();
+        int headSize = model.config().headSize();
         return model.forward(ids, request, out -> {
             List<Result> results = new ArrayList<>(batch.size());
             for (int b = 0; b < batch.size(); b++) {
@@ -348,8 +350,10 @@ public final class Embeddings {
                 pooled = p.dimensions() < pooled.length ? Arrays.copyOf(pooled, p.dimensions()) : pooled;
                 results.add(new Result(p.ids(), p.normalize() ? Pool.l2Normalize(pooled) : pooled,
                         tokenVectors ? Arrays.copyOfRange(out.lastHiddenState(), start, start + n * hidden) : null,
-                        attentions ? attentions(out, b) : null, queriesAndKeys ? byHead(out.queries(), ids, b) : null,
-                        queriesAndKeys ? byHead(out.keys(), ids, b) : null, p.truncated(), ids.length(), p.secondStart()));
+                        attentions ? PerHead.attentions(out, b, heads) : null,
+                        queriesAndKeys ? PerHead.split(out.queries(), ids, b, heads, headSize) : null,
+                        queriesAndKeys ? PerHead.split(out.keys(), ids, b, heads, headSize) : null, p.truncated(), ids.length(),
+                        p.secondStart()));
             }
             return results;
         });
@@ -388,42 +392,5 @@ public final class Embeddings {
     public boolean hasTokens(String text) {
         return text.codePoints().anyMatch(Character::isLetterOrDigit)
                 || tokenizer.encode(text, EncodeOptions.defaults().withAddSpecialTokens(false)).length() > 0;
-    }
-
-    /** Sequence b's probabilities; the batch is padded to its length, so its rows and keys are read as such. */
-    private float[][][][] attentions(Encoder.Output out, int b) {
-        int length = out.batch().length();
-        int n = out.batch().lengths()[b];
-        int heads = model.config().numAttentionHeads();
-        float[][][][] result = new float[out.attentions().size()][heads][n][n];
-        for (int l = 0; l < result.length; l++) {
-            float[] p = out.attentions().get(l);
-            for (int h = 0; h < heads; h++) {
-                for (int i = 0; i < n; i++) {
-                    System.arraycopy(p, ((b * heads + h) * length + i) * length, result[l][h][i], 0, n);
-                }
-            }
-        }
-        return result;
-    }
-
-    /** Sequence b's rows of per-layer [size, length, hidden] arrays, split into heads: [layer][head][token][head size]. */
-    private float[][][][] byHead(List<float[]> layers, Batch batch, int b) {
-        int length = batch.length();
-        int n = batch.lengths()[b];
-        int heads = model.config().numAttentionHeads();
-        int d = model.config().headSize();
-        int hidden = heads * d;
-        float[][][][] result = new float[layers.size()][heads][n][];
-        for (int l = 0; l < result.length; l++) {
-            float[] rows = layers.get(l);
-            for (int h = 0; h < heads; h++) {
-                for (int i = 0; i < n; i++) {
-                    int from = (b * length + i) * hidden + h * d;
-                    result[l][h][i] = Arrays.copyOfRange(rows, from, from + d);
-                }
-            }
-        }
-        return result;
     }
 }

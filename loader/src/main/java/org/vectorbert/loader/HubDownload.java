@@ -10,7 +10,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -47,24 +46,6 @@ final class HubDownload {
     /** What a HEAD tells about one file; {@code location} is where to GET it. */
     private record Metadata(String commit, String etag, long size, URI location) {}
 
-    /** The hub could not be reached at all. */
-    private static final class Unreachable extends LoaderException {
-        private static final long serialVersionUID = 1L;
-
-        Unreachable(String message) {
-            super(message);
-        }
-    }
-
-    /** The hub would not show a file without (another) token. */
-    private static final class Refused extends LoaderException {
-        private static final long serialVersionUID = 1L;
-
-        Refused(String message) {
-            super(message);
-        }
-    }
-
     private final ModelResolver.HubSettings hub;
     private final ModelResolver.Listener listener;
     private final HttpClient client;
@@ -85,7 +66,7 @@ final class HubDownload {
         Metadata config;
         try {
             config = head(id, id.revision(), "config.json");
-        } catch (Unreachable e) {
+        } catch (HubFailures.Unreachable e) {
             throw ModelResolver.notFound(id.toString(), looked, e.getMessage());
         }
         if (config == null) {
@@ -155,7 +136,7 @@ final class HubDownload {
         }
         try {
             fetchSentenceTransformers(new ModelResolver.HubId(id.repo(), commit), HubCache.repoFolder(hub.cache(), id), snapshot);
-        } catch (Unreachable | Refused e) {
+        } catch (HubFailures.Unreachable | HubFailures.Refused e) {
             listener.log("using the cached " + id + " without its sentence-transformers files, if it has any: " + e.getMessage());
         }
         return snapshot;
@@ -187,7 +168,7 @@ final class HubDownload {
         }
         Metadata meta = head(pinned, pinned.revision(), file);
         if (meta == null) {
-            Path record = inside(HubCache.absences(snapshot), file);
+            Path record = HubFiles.inside(HubCache.absences(snapshot), file);
             try {
                 Files.createDirectories(record.getParent());
                 if (!Files.exists(record)) {
@@ -200,15 +181,6 @@ final class HubDownload {
         }
         save(repo, snapshot, file, meta);
         return true;
-    }
-
-    /** {@code directory/file}, refused unless it stays inside {@code directory}: no name from the hub writes elsewhere. */
-    private static Path inside(Path directory, String file) {
-        Path target = directory.resolve(file).normalize();
-        if (!target.startsWith(directory.normalize()) || target.equals(directory.normalize())) {
-            throw new LoaderException("refused the file name '" + file + "', which would be written outside " + directory);
-        }
-        return target;
     }
 
     /** The file's address on the hub, each part of its path escaped. */
@@ -257,7 +229,7 @@ final class HubDownload {
                 if (file.equals("config.json")) {
                     return null;
                 }
-                throw new Refused("the hub refused " + file + " of " + id.repo() + " (HTTP " + status
+                throw new HubFailures.Refused("the hub refused " + file + " of " + id.repo() + " (HTTP " + status
                         + "): set HF_TOKEN to a token that may read it");
             }
             throw new LoaderException("the hub answered HTTP " + status + " for " + uri);
@@ -301,11 +273,11 @@ final class HubDownload {
                 lockFile.lock();   // released when the channel closes
                 if (!Files.isRegularFile(blob)) {
                     downloadWithRetries(file, meta, incomplete);
-                    check(file, meta, incomplete);
+                    HubFiles.check(file, meta.size(), meta.etag(), incomplete);
                     Files.move(incomplete, blob, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
                 }
             }
-            link(inside(snapshot, file), blob);
+            HubFiles.link(HubFiles.inside(snapshot, file), blob);
         } catch (IOException e) {
             throw new LoaderException("cannot write " + file + " into the Hugging Face cache " + repo + ": " + e.getMessage(), e);
         }
@@ -393,40 +365,11 @@ final class HubDownload {
         throw new LoaderException("too many redirects downloading " + file);
     }
 
-    private static void check(String file, Metadata meta, Path incomplete) throws IOException {
-        long size = Files.size(incomplete);
-        if (meta.size() >= 0 && size != meta.size()) {
-            Files.delete(incomplete);
-            throw new LoaderException("downloaded " + file + " has " + size + " bytes, the hub said " + meta.size()
-                    + "; removed it, run again");
-        }
-        // Large (LFS) files carry their SHA-256 as ETag; small ones a git object hash, which the size covers well enough.
-        if (meta.etag().matches("[0-9a-f]{64}")) {
-            String actual = ModelHome.sha256(incomplete);
-            if (!actual.equals(meta.etag())) {
-                Files.delete(incomplete);
-                throw new LoaderException("downloaded " + file + " has SHA-256 " + actual + ", the hub said " + meta.etag()
-                        + "; removed it, run again");
-            }
-        }
-    }
-
-    /** A relative symbolic link as huggingface_hub makes them, or a copy where links are not allowed. */
-    private static void link(Path link, Path blob) throws IOException {
-        Files.createDirectories(link.getParent());
-        Files.deleteIfExists(link);
-        try {
-            Files.createSymbolicLink(link, link.getParent().relativize(blob));
-        } catch (UnsupportedOperationException | FileSystemException e) {
-            Files.copy(blob, link, StandardCopyOption.REPLACE_EXISTING);
-        }
-    }
-
     private <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler, URI uri) {
         try {
             return client.send(request, handler);
         } catch (IOException e) {
-            throw new Unreachable("cannot reach " + uri.getScheme() + "://" + uri.getAuthority() + " (" + describe(e)
+            throw new HubFailures.Unreachable("cannot reach " + uri.getScheme() + "://" + uri.getAuthority() + " (" + describe(e)
                     + "); if you are offline, set HF_HUB_OFFLINE=1 and use a cached or local model");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
