@@ -31,6 +31,15 @@ public record Batch(int size, int length, int[] ids, int[] typeIds, int[] length
         return rows;
     }
 
+    /** The first token's row of each sequence: b·length. */
+    int[] firstRows() {
+        int[] rows = new int[size];
+        for (int b = 0; b < size; b++) {
+            rows[b] = b * length;
+        }
+        return rows;
+    }
+
     /**
      * A batch of one sequence.
      *

@@ -233,7 +233,7 @@ public final class BertModel implements Encoder {
                 unreadToNaN(x, batch, read);
             }
             Map<HeadKind, float[]> headOutputs = new EnumMap<>(HeadKind.class);
-            request.heads().forEach((kind, rows) -> headOutputs.put(kind, heads.get(kind).forward(x, rows == null ? firstRows(batch) : rows)));
+            request.heads().forEach((kind, rows) -> headOutputs.put(kind, heads.get(kind).forward(x, rows == null ? batch.firstRows() : rows)));
             T result = reader.apply(new Output(batch, x, List.copyOf(hiddenStates), List.copyOf(attentions), List.copyOf(queries),
                     List.copyOf(keys), Collections.unmodifiableMap(headOutputs)));
             slowPathCheck.passDone(firstLayer(), config.headSize(), layout.rows(), layout.longest());
@@ -264,7 +264,7 @@ public final class BertModel implements Encoder {
         }
         int[] rows = request.readRows();
         for (int[] headRows : request.heads().values()) {
-            int[] more = headRows == null ? firstRows(batch) : headRows;
+            int[] more = headRows == null ? batch.firstRows() : headRows;
             int[] both = Arrays.copyOf(rows, rows.length + more.length);
             System.arraycopy(more, 0, both, rows.length, more.length);
             rows = both;
@@ -287,15 +287,6 @@ public final class BertModel implements Encoder {
                 Arrays.fill(x, r * hidden, (r + 1) * hidden, Float.NaN);
             }
         }
-    }
-
-    /** The first token's row of each sequence of {@code batch}. */
-    static int[] firstRows(Batch batch) {
-        int[] rows = new int[batch.size()];
-        for (int b = 0; b < rows.length; b++) {
-            rows[b] = b * batch.length();
-        }
-        return rows;
     }
 
     /** The first encoder layer: the weights {@link SlowPathCheck} times the kernels with. */

@@ -275,7 +275,7 @@ public final class ModernBertModel implements Encoder {
                 layout.unpack(x, batch, hidden);
             }
             Map<HeadKind, float[]> outputs = new EnumMap<>(HeadKind.class);
-            request.heads().forEach((kind, rows) -> outputs.put(kind, head(kind, x, batch, rows == null ? BertModel.firstRows(batch) : rows)));
+            request.heads().forEach((kind, rows) -> outputs.put(kind, head(kind, x, batch, rows == null ? batch.firstRows() : rows)));
             return reader.apply(new Output(batch, x, List.copyOf(hiddenStates), List.copyOf(attentions), List.copyOf(queries),
                     List.copyOf(keys), Collections.unmodifiableMap(outputs)));
         } finally {

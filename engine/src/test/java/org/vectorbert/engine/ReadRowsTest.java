@@ -45,7 +45,7 @@ class ReadRowsTest {
             read[r] = true;
         }
         if (head != null) {
-            for (int r : headRows == null ? BertModel.firstRows(batch) : headRows) {
+            for (int r : headRows == null ? batch.firstRows() : headRows) {
                 read[r] = true;
             }
         }
