@@ -191,9 +191,10 @@ public interface Encoder {
 
         /**
          * The caller reads the last hidden state at these rows of the batch alone (row = sequence · length + position),
-         * beside the heads' rows: none for a fill-mask or a classifier, each [CLS] for [CLS] pooling. The last layer then
-         * computes only those rows (the same floats as in the whole pass), and every other row of the output's last
-         * hidden state is NaN. Ignored when the request keeps anything per layer, or asks for a padding position.
+         * beside the heads' rows: none for a fill-mask or a classifier, each [CLS] for [CLS] pooling. An encoder may then
+         * compute only those rows in its last layer (the same floats as in the whole pass; BERT's does, and sets every
+         * other row of the output's last hidden state to NaN); the caller must not read the others. Ignored when the
+         * request keeps anything per layer, or asks for a padding position.
          *
          * @param rows rows of the batch (row = sequence · length + position)
          * @return a new request
