@@ -17,34 +17,29 @@ final class BertHeads {
 
     private BertHeads() {}
 
-    /** The BERT checkpoint under {@code root}: BERT's heads are only ever looked for in one. */
-    private static BertCheckpoint bert(Scope root) {
-        return (BertCheckpoint) root.checkpoint();
-    }
-
     /** Whether the checkpoint under {@code root} has {@code kind} (then all its weights must be there, or loading says which is missing). */
-    static boolean isIn(HeadKind kind, Scope root) {
-        List<String> architectures = bert(root).config().architectures();
+    static boolean isIn(HeadKind kind, BertCheckpoint checkpoint, Scope root) {
+        List<String> architectures = checkpoint.config().architectures();
         return switch (kind) {
             case MASKED_LM -> BertMlmHead.OWN.stream().anyMatch(root.child(MLM)::has);
             case POOLER -> POOLER.stream().anyMatch(root::has);
             // Without the class's name, the weights: BERT's token classifier has the same `classifier` matrix, but no pooler.
             case SEQUENCE_CLASSIFIER -> architectures.stream().anyMatch(a -> a.endsWith("ForSequenceClassification"))
                     || architectures.stream().noneMatch(a -> a.endsWith("ForTokenClassification"))
-                    && weights(kind, root).stream().allMatch(root::has);
+                    && weights(kind, checkpoint, root).stream().allMatch(root::has);
             case TOKEN_CLASSIFIER -> architectures.stream().anyMatch(a -> a.endsWith("ForTokenClassification"));
             case QUESTION_ANSWERING -> root.has("qa_outputs.weight") || root.has("qa_outputs.bias");
         };
     }
 
     /** The head {@code kind} from its weights under {@code root} (BERT's names; the family renames them). */
-    static Head load(HeadKind kind, Scope root, BertConfig c, BertEmbeddings embeddings) {
-        int labels = kind == HeadKind.SEQUENCE_CLASSIFIER || kind == HeadKind.TOKEN_CLASSIFIER ? bert(root).labels().count() : 0;
+    static Head load(HeadKind kind, BertCheckpoint checkpoint, Scope root, BertConfig c, BertEmbeddings embeddings) {
+        int labels = kind == HeadKind.SEQUENCE_CLASSIFIER || kind == HeadKind.TOKEN_CLASSIFIER ? checkpoint.labels().count() : 0;
         String labelsSay = "config.json's id2label names " + labels + " labels";
         return switch (kind) {
             case MASKED_LM -> BertMlmHead.load(root.child(MLM), c, embeddings);
             case POOLER -> BertPooler.load(root.child("bert.pooler"), c);
-            case SEQUENCE_CLASSIFIER -> DenseHead.load(root, bert(root).family().classifier(), c.hiddenSize(), labels, labelsSay);
+            case SEQUENCE_CLASSIFIER -> DenseHead.load(root, checkpoint.family().classifier(), c.hiddenSize(), labels, labelsSay);
             case TOKEN_CLASSIFIER -> DenseHead.load(root, List.of(new Family.Dense("classifier", "none")), c.hiddenSize(), labels, labelsSay);
             case QUESTION_ANSWERING -> DenseHead.load(root, List.of(new Family.Dense("qa_outputs", "none")), c.hiddenSize(), 2,
                     "question answering needs 2 (start and end)");
@@ -52,11 +47,11 @@ final class BertHeads {
     }
 
     /** The head's own weights, in BERT's names under {@code root}. */
-    static List<String> weights(HeadKind kind, Scope root) {
+    static List<String> weights(HeadKind kind, BertCheckpoint checkpoint, Scope root) {
         return switch (kind) {
             case MASKED_LM -> BertMlmHead.OWN.stream().map(root.child(MLM)::name).toList();
             case POOLER -> POOLER;
-            case SEQUENCE_CLASSIFIER -> bert(root).family().classifier().stream()
+            case SEQUENCE_CLASSIFIER -> checkpoint.family().classifier().stream()
                     .flatMap(d -> List.of(d.name() + ".weight", d.name() + ".bias").stream()).toList();
             case TOKEN_CLASSIFIER -> List.of("classifier.weight", "classifier.bias");
             case QUESTION_ANSWERING -> List.of("qa_outputs.weight", "qa_outputs.bias");
@@ -64,12 +59,12 @@ final class BertHeads {
     }
 
     /** The head {@code kind} from the checkpoint under {@code root}, or empty when the checkpoint has none. */
-    static Optional<Head> find(HeadKind kind, Scope root, BertConfig c, BertEmbeddings embeddings) {
-        return isIn(kind, root) ? Optional.of(load(kind, root, c, embeddings)) : Optional.empty();
+    static Optional<Head> find(HeadKind kind, BertCheckpoint checkpoint, Scope root, BertConfig c, BertEmbeddings embeddings) {
+        return isIn(kind, checkpoint, root) ? Optional.of(load(kind, checkpoint, root, c, embeddings)) : Optional.empty();
     }
 
     /** The checkpoint's names for the head's own weights that it does not hold, for a message. */
-    static List<String> missing(HeadKind kind, Scope root) {
-        return weights(kind, root).stream().filter(n -> !root.has(n)).map(n -> bert(root).family().spellings(n).getFirst()).toList();
+    static List<String> missing(HeadKind kind, BertCheckpoint checkpoint, Scope root) {
+        return weights(kind, checkpoint, root).stream().filter(n -> !root.has(n)).map(n -> checkpoint.family().spellings(n).getFirst()).toList();
     }
 }

@@ -58,9 +58,9 @@ public final class BertModel implements Encoder {
         heads = new EnumMap<>(HeadKind.class);
         missingHeads = new EnumMap<>(HeadKind.class);
         for (HeadKind kind : HeadKind.values()) {
-            BertHeads.find(kind, root, config, embeddings).ifPresentOrElse(h -> heads.put(kind, h),
+            BertHeads.find(kind, checkpoint, root, config, embeddings).ifPresentOrElse(h -> heads.put(kind, h),
                     () -> missingHeads.put(kind, directory + " has no " + kind.title() + " head (missing "
-                            + String.join(", ", BertHeads.missing(kind, root)) + ")"));
+                            + String.join(", ", BertHeads.missing(kind, checkpoint, root)) + ")"));
         }
         labels = heads.containsKey(HeadKind.SEQUENCE_CLASSIFIER) || heads.containsKey(HeadKind.TOKEN_CLASSIFIER)
                 ? checkpoint.labels() : null;
@@ -106,7 +106,7 @@ public final class BertModel implements Encoder {
         Scope root = Scope.root(checkpoint, Precision.F32);
         Set<HeadKind> found = EnumSet.noneOf(HeadKind.class);
         for (HeadKind kind : HeadKind.values()) {
-            if (BertHeads.isIn(kind, root)) {
+            if (BertHeads.isIn(kind, checkpoint, root)) {
                 found.add(kind);
             }
         }
