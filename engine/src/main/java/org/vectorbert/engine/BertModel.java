@@ -186,9 +186,7 @@ public final class BertModel implements Encoder {
 
     @Override
     public Output forward(Batch batch, Request request) {
-        return forward(batch, request, RowLayout.padded(batch), out -> new Output(batch,
-                Arrays.copyOf(out.lastHiddenState(), batch.rows() * config.hiddenSize()),
-                out.hiddenStates(), out.attentions(), out.queries(), out.keys(), out.heads()));
+        return forward(batch, request, RowLayout.padded(batch), out -> Passes.copied(out, config.hiddenSize()));
     }
 
     /**
@@ -198,21 +196,12 @@ public final class BertModel implements Encoder {
      */
     @Override
     public <T> T forward(Batch batch, Request request, Function<Output, T> reader) {
-        boolean perLayer = request.allHiddenStates() || request.attentions() || request.queriesAndKeys();
-        return forward(batch, request, perLayer ? RowLayout.padded(batch) : RowLayout.packed(batch), reader);
+        return forward(batch, request, Passes.layout(batch, request), reader);
     }
 
     private <T> T forward(Batch batch, Request request, RowLayout layout, Function<Output, T> reader) {
-        PassChecks.check(this, batch, request);
-        boolean plain = PlainKernels.begin(layout.rows());
-        if (!plain) {
-            KernelCompilation.ensure();    // the vector kernels run: their directive must be in place (once per JVM)
-        }
-        Workspace ws = spare.getAndSet(null);
-        if (ws == null || !ws.fits(batch)) {
-            ws = new Workspace(batch, config.hiddenSize(), config.intermediateSize());
-        }
-        try {
+        Passes.check(this, batch, request);
+        return Passes.run(spare, batch, layout.rows(), config.hiddenSize(), config.intermediateSize(), ws -> {
             float[] x = ws.x;
             embeddings.forward(batch, layout, x, ws.t);
             ws.maskPadding(batch, layout);
@@ -238,13 +227,7 @@ public final class BertModel implements Encoder {
                     List.copyOf(keys), Collections.unmodifiableMap(headOutputs)));
             slowPathCheck.passDone(firstLayer(), config.headSize(), layout.rows(), layout.longest());
             return result;
-        } finally {
-            if (plain && !PlainKernels.EVERY_PASS) {
-                PlainKernels.end();
-                KernelCompilation.start();     // for the next pass, which runs the vector kernels; a one-shot command has exited by then
-            }
-            spare.set(ws);
-        }
+        });
     }
 
     /**

@@ -31,7 +31,7 @@ record BertSelfAttention(PackedMatrix query, PackedMatrix key, PackedMatrix valu
         query.apply(in, layout.rows(), ws.q);
         key.apply(in, layout.rows(), ws.k);
         value.apply(in, layout.rows(), ws.v);
-        attend(layout, ws, layout.starts(), layout.lengths(), null, probabilities);
+        AttentionHeads.attend(layout, ws, heads, headSize, layout.starts(), layout.lengths(), null, bias, 0, probabilities);
     }
 
     /**
@@ -43,48 +43,7 @@ record BertSelfAttention(PackedMatrix query, PackedMatrix key, PackedMatrix valu
         query.apply(selected, selection.size(), ws.q);
         key.apply(in, layout.rows(), ws.k);
         value.apply(in, layout.rows(), ws.v);
-        attend(layout, ws, selection.starts(), selection.counts(), selection, null);
-    }
-
-    /**
-     * Sequence b's queries, rows queryStarts[b] .. + queryCounts[b] of ws.q, against its keys and values; context to ws.ctx.
-     * The queries are the sequence's positions in order, or with a {@code selection} the positions it selected.
-     */
-    private void attend(RowLayout layout, Workspace ws, int[] queryStarts, int[] queryCounts, RowSelection selection,
-                        float[] probabilities) {
-        int hidden = heads * headSize;
-        int longest = layout.longest();
-        int square = longest * longest;
-        int work = Kernels.attentionScratch(longest, headSize);
-        Parallel.forRange(layout.starts().length * heads, 1, (from, to) -> {
-            float[] scratch = Kernels.attentionScratch(work);
-            for (int task = from; task < to; task++) {
-                int b = task / heads;
-                int h = task % heads;
-                if (queryCounts[b] == 0) {
-                    continue;
-                }
-                int seq = layout.lengths()[b];
-                int row0 = layout.starts()[b];
-                int[] positions = null;
-                if (selection != null) {
-                    positions = new int[queryCounts[b]];
-                    for (int i = 0; i < positions.length; i++) {
-                        positions[i] = selection.rows()[queryStarts[b] + i] - row0;
-                    }
-                }
-                int[] biasRows = null;
-                if (bias != null) {
-                    biasRows = new int[queryCounts[b]];
-                    for (int i = 0; i < biasRows.length; i++) {
-                        biasRows[i] = bias.offset(h, positions == null ? i : positions[i]);
-                    }
-                }
-                Kernels.attention(ws.q, queryStarts[b], queryCounts[b], ws.k, ws.v, hidden, row0, seq, h * headSize,
-                        headSize, ws.mask, row0, bias == null ? null : bias.rows(), biasRows, positions, 0, probabilities,
-                        task * square, ws.ctx, scratch, 0);
-            }
-        });
+        AttentionHeads.attend(layout, ws, heads, headSize, selection.starts(), selection.counts(), selection, bias, 0, null);
     }
 
     long bytes() {

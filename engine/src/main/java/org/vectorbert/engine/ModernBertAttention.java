@@ -57,23 +57,7 @@ record ModernBertAttention(PackedMatrix query, PackedMatrix key, PackedMatrix va
             Kernels.rotary(ws.q, layout.starts()[b], layout.lengths()[b], hidden, headSize, rotary.cos(), rotary.sin());
             Kernels.rotary(ws.k, layout.starts()[b], layout.lengths()[b], hidden, headSize, rotary.cos(), rotary.sin());
         }
-        int longest = layout.longest();
-        int square = longest * longest;
-        int work = Kernels.attentionScratch(longest, headSize);
-        Parallel.forRange(layout.starts().length * heads, 1, (from, to) -> {
-            float[] scratch = Kernels.attentionScratch(work);
-            for (int task = from; task < to; task++) {
-                int b = task / heads;
-                int h = task % heads;
-                int seq = layout.lengths()[b];
-                int row0 = layout.starts()[b];
-                if (seq == 0) {
-                    continue;
-                }
-                Kernels.attention(ws.q, row0, seq, ws.k, ws.v, hidden, row0, seq, h * headSize, headSize, ws.mask, row0,
-                        null, null, null, window, probabilities, task * square, ws.ctx, scratch, 0);
-            }
-        });
+        AttentionHeads.attend(layout, ws, heads, headSize, layout.starts(), layout.lengths(), null, null, window, probabilities);
         output.apply(ws.ctx, rows, out);
     }
 

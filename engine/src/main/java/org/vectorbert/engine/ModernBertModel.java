@@ -208,9 +208,7 @@ public final class ModernBertModel implements Encoder {
 
     @Override
     public Output forward(Batch batch, Request request) {
-        return forward(batch, request, RowLayout.padded(batch), out -> new Output(batch,
-                Arrays.copyOf(out.lastHiddenState(), batch.rows() * config.hiddenSize()),
-                out.hiddenStates(), out.attentions(), out.queries(), out.keys(), out.heads()));
+        return forward(batch, request, RowLayout.padded(batch), out -> Passes.copied(out, config.hiddenSize()));
     }
 
     /**
@@ -220,22 +218,13 @@ public final class ModernBertModel implements Encoder {
      */
     @Override
     public <T> T forward(Batch batch, Request request, Function<Output, T> reader) {
-        boolean perLayer = request.allHiddenStates() || request.attentions() || request.queriesAndKeys();
-        return forward(batch, request, perLayer ? RowLayout.padded(batch) : RowLayout.packed(batch), reader);
+        return forward(batch, request, Passes.layout(batch, request), reader);
     }
 
     private <T> T forward(Batch batch, Request request, RowLayout layout, Function<Output, T> reader) {
-        PassChecks.check(this, batch, request);
-        boolean plain = PlainKernels.begin(layout.rows());
-        if (!plain) {
-            KernelCompilation.ensure();
-        }
+        Passes.check(this, batch, request);
         int hidden = config.hiddenSize();
-        Workspace ws = spare.getAndSet(null);
-        if (ws == null || !ws.fits(batch)) {
-            ws = new Workspace(batch, hidden, 2 * config.intermediateSize());
-        }
-        try {
+        return Passes.run(spare, batch, layout.rows(), config.hiddenSize(), 2 * config.intermediateSize(), ws -> {
             float[] x = ws.x;
             for (int b = 0; b < batch.size(); b++) {
                 for (int i = 0; i < layout.lengths()[b]; i++) {
@@ -278,13 +267,7 @@ public final class ModernBertModel implements Encoder {
             request.heads().forEach((kind, rows) -> outputs.put(kind, head(kind, x, batch, rows == null ? batch.firstRows() : rows)));
             return reader.apply(new Output(batch, x, List.copyOf(hiddenStates), List.copyOf(attentions), List.copyOf(queries),
                     List.copyOf(keys), Collections.unmodifiableMap(outputs)));
-        } finally {
-            if (plain && !PlainKernels.EVERY_PASS) {
-                PlainKernels.end();
-                KernelCompilation.start();
-            }
-            spare.set(ws);
-        }
+        });
     }
 
     /**
