@@ -89,10 +89,10 @@ final class Kernels {
 
     /**
      * Floats of scratch {@link #attention} needs for a sequence of {@code seq} tokens (and at most as many queries):
-     * transposed keys, the mask and the scores, each in rows of {@link #keyStride}.
+     * transposed keys, the mask and the scores, each in rows of {@link #keyStride}; then a block of values.
      */
     static int attentionScratch(int seq, int headSize) {
-        return (headSize + 1 + Math.min(seq, AttentionKernel.QUERY_CHUNK)) * keyStride(seq);
+        return (headSize + 1 + Math.min(seq, AttentionKernel.QUERY_CHUNK)) * keyStride(seq) + AttentionKernel.KEY_BLOCK * headSize;
     }
 
     /** A thread's scratch for attention: the transposed keys, mask and scores of the head it computes. Grows, never shrinks. */

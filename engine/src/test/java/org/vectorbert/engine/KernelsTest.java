@@ -226,7 +226,7 @@ class KernelsTest {
         // probability must be exactly 0; every key, then a sliding window of 3 (within one block of keys) and of 40
         // (across blocks, and across query chunks at 300).
         for (int seq : new int[] {1, 2, 5, 17, 40, 70, 130, 300}) {
-            for (int[] shape : new int[][] {{8, 2}, {64, 4}, {48, 3}, {256, 4}}) {
+            for (int[] shape : new int[][] {{8, 2}, {64, 4}, {48, 3}, {256, 4}, {64, 2}, {160, 2}}) {
                 for (int window : new int[] {0, 3, 40}) {
                     assertAttentionMatchesItsTwin(seq, shape[0], shape[1], window);
                 }

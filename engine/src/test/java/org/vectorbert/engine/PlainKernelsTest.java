@@ -143,7 +143,7 @@ class PlainKernelsTest {
             }
         }
         // Past a block of keys (sums carried from block to block) and a chunk of queries, with each column path.
-        for (int[] shape : new int[][] {{64, 4}, {768, 12}, {96, 2}, {60, 3}}) {
+        for (int[] shape : new int[][] {{64, 4}, {768, 12}, {96, 2}, {60, 3}, {160, 2}}) {
             for (int window : new int[] {0, 150}) {
                 assertAttentionGivesTheVectorBits(600, shape[0], shape[1], window);
             }
