@@ -52,7 +52,7 @@ deterministic loop below, the reference is computed in float64 on one thread, th
                               the two sentence-transformers directories only
 
 The cases: modernbert-mlm, modernbert-mlm-rope-parameters (same weights and inputs), modernbert-seqcls-cls,
-modernbert-seqcls-mean, modernbert-tokcls, modernbert-qa, modernbert-sentence-mean (nomic-ai/modernbert-embed-base
+modernbert-seqcls-mean, modernbert-rerank, modernbert-tokcls, modernbert-qa, modernbert-sentence-mean (nomic-ai/modernbert-embed-base
 shape: mean pooling, Normalize, prompts), modernbert-sentence-cls (Alibaba-NLP/gte-modernbert-base shape: CLS
 pooling, Normalize) and modernbert-long (ModernBertModel, one input of about 3,000 tokens and a padded batch of two
 of about 1,500 and 2,200). The short cases' inputs: case0 padded-batch (two texts, one longer than the window),
@@ -387,6 +387,9 @@ CASES = {
     'modernbert-sentence-mean': ('ModernBertModel', 'sentence-mean', (32, 2, 2, 48, 8, 2, 8192), {}),
     'modernbert-sentence-cls': ('ModernBertModel', 'sentence-cls', (32, 2, 2, 48, 16, 3, 8192), {}),
     'modernbert-long': ('ModernBertModel', 'base', (32, 4, 2, 48, 64, 3, 8192), {}),
+    # A cross-encoder as Alibaba-NLP/gte-reranker-modernbert-base is one: a single logit, mean pooling.
+    'modernbert-rerank': ('ModernBertForSequenceClassification', 'seqcls', SMALL,
+                          dict(classifier_pooling='mean', **labels('LABEL_0'))),
 }
 HEADS_WITH_LABELS = ('seqcls', 'tokcls', 'qa')
 

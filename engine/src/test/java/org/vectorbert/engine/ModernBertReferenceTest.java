@@ -45,7 +45,7 @@ class ModernBertReferenceTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"modernbert-mlm", "modernbert-mlm-rope-parameters", "modernbert-seqcls-cls", "modernbert-seqcls-mean",
-        "modernbert-tokcls", "modernbert-qa", "modernbert-sentence-mean", "modernbert-sentence-cls", "modernbert-long"})
+        "modernbert-rerank", "modernbert-tokcls", "modernbert-qa", "modernbert-sentence-mean", "modernbert-sentence-cls", "modernbert-long"})
     void theTokenizerGivesTheLibrarysIds(String name) throws IOException {
         Path dir = resource(name);
         Tokenizer tokenizer = Tokenizer.fromDirectory(dir);
@@ -62,7 +62,7 @@ class ModernBertReferenceTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"modernbert-mlm", "modernbert-mlm-rope-parameters", "modernbert-seqcls-cls", "modernbert-seqcls-mean",
-        "modernbert-tokcls", "modernbert-qa", "modernbert-long"})
+        "modernbert-rerank", "modernbert-tokcls", "modernbert-qa", "modernbert-long"})
     void encoderAndHeadsMatchPyTorch(String name) throws IOException {
         Path dir = resource(name);
         Encoder model = Encoder.load(dir);
@@ -78,7 +78,7 @@ class ModernBertReferenceTest {
                     Encoder.Output out = model.forward(batch, Encoder.Request.lastHiddenState().withMlmLogitsAt(every));
                     assertRealClose(expected, c + "last_hidden_state", out.lastHiddenState(), batch, at);
                     assertRealClose(expected, c + "logits", out.mlmLogits(), batch, at);
-                } else if (name.startsWith("modernbert-seqcls")) {
+                } else if (name.startsWith("modernbert-seqcls") || name.endsWith("-rerank")) {
                     Encoder.Output out = model.forward(batch, Encoder.Request.lastHiddenState().withHead(HeadKind.SEQUENCE_CLASSIFIER, null));
                     assertRealClose(expected, c + "last_hidden_state", out.lastHiddenState(), batch, at);
                     assertClose(expected, c + "logits", out.heads().get(HeadKind.SEQUENCE_CLASSIFIER), at);
@@ -105,6 +105,25 @@ class ModernBertReferenceTest {
                     float[] packed = model.forward(batch, Encoder.Request.lastHiddenState(), o -> o.lastHiddenState().clone());
                     assertRealClose(expected, c + "last_hidden_state", packed, batch, at + " (packed)");
                 }
+            }
+        }
+    }
+
+    /** A one-logit classifier (gte-reranker-modernbert-base's shape) reranks: each pair's score is the sigmoid of its logit. */
+    @Test
+    void aCrossEncoderRerankAsTheReferenceSays() throws IOException {
+        Path dir = resource("modernbert-rerank");
+        JsonNode pair = JSON.readTree(dir.resolve("inputs.json").toFile()).get(1);
+        Reranker reranker = Reranker.load(dir.toString());
+        try (SafetensorsFile expected = SafetensorsFile.open(dir.resolve("expected.safetensors"))) {
+            float[] logits = expected.tensor("case1.logits").toFloatArray();
+            for (int s = 0; s < pair.get("texts").size(); s++) {
+                JsonNode texts = pair.get("texts").get(s);
+                String query = texts.get(0).asText();
+                float[] raw = reranker.scores(query, List.of(texts.get(1).asText()), true);
+                float[] scores = reranker.scores(query, List.of(texts.get(1).asText()), false);
+                assertEquals(logits[s], raw[0], 1e-4, "raw score of pair " + s);
+                assertEquals(1 / (1 + Math.exp(-logits[s])), scores[0], 1e-4, "score of pair " + s);
             }
         }
     }

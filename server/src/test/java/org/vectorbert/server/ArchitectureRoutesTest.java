@@ -1,0 +1,119 @@
+package org.vectorbert.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.vectorbert.server.ServerTest.JSON;
+import static org.vectorbert.server.ServerTest.floats;
+import static org.vectorbert.server.ServerTest.post;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.vectorbert.engine.Embeddings;
+import org.vectorbert.loader.SafetensorsFile;
+
+/**
+ * serve's routes on MPNet and ModernBERT (the PyTorch reference fixtures in engine's test resources), answered as the
+ * reference computed them: sentence embeddings with a prompt, every token's state of a 2,995-token text, a cross-encoder's
+ * scores and a classifier's.
+ */
+class ArchitectureRoutesTest {
+    private static final Path ARCHITECTURES = Path.of(System.getProperty("user.dir"))
+            .resolve("../engine/src/test/resources/architectures").normalize();
+
+    @Test
+    void embedAndV1EmbeddingsGiveTheReferencesSentenceEmbeddings() throws Exception {
+        for (String fixture : new String[] {"modernbert/modernbert-sentence-mean", "mpnet/mpnet-sentence-mean"}) {
+            Path dir = ARCHITECTURES.resolve(fixture);
+            JsonNode first = cases(dir).get(0);
+            String prompt = first.path("prompt_name").asText("");
+            try (EmbeddingServer server = serve(dir); SafetensorsFile expected = SafetensorsFile.open(dir.resolve("expected.safetensors"))) {
+                float[] want = expected.tensor("case0.sentence_embedding").toFloatArray();
+                String body = "{\"inputs\": " + first.get("texts") + (prompt.isEmpty() ? "" : ", \"prompt_name\": \"" + prompt + "\"") + "}";
+                HttpResponse<String> r = post(server, "embed", body);
+                assertEquals(200, r.statusCode(), r.body());
+                JsonNode vectors = JSON.readTree(r.body());
+                int dim = want.length / vectors.size();
+                for (int s = 0; s < vectors.size(); s++) {
+                    assertClose(want, s * dim, floats(vectors.get(s)), 1e-5, fixture + " /embed text " + s);
+                }
+                if (prompt.isEmpty()) {
+                    HttpResponse<String> v1 = post(server, "v1/embeddings", "{\"input\": " + first.get("texts") + ", \"model\": \"m\"}");
+                    assertEquals(200, v1.statusCode(), v1.body());
+                    JsonNode data = JSON.readTree(v1.body()).get("data");
+                    for (int s = 0; s < data.size(); s++) {
+                        assertClose(want, s * dim, floats(data.get(s).get("embedding")), 1e-5, fixture + " /v1/embeddings text " + s);
+                    }
+                }
+            }
+        }
+    }
+
+    /** ModernBERT's 8,192 positions through the server: every token of a 2,995-token text, as the reference computes them. */
+    @Test
+    void embedAllTakesALongText() throws Exception {
+        Path dir = ARCHITECTURES.resolve("modernbert/modernbert-long");
+        JsonNode single = cases(dir).get(0);
+        try (EmbeddingServer server = serve(dir); SafetensorsFile expected = SafetensorsFile.open(dir.resolve("expected.safetensors"))) {
+            float[] want = expected.tensor("case0.last_hidden_state").toFloatArray();
+            HttpResponse<String> r = post(server, "embed_all", "{\"inputs\": " + single.get("texts") + "}");
+            assertEquals(200, r.statusCode(), r.body().substring(0, Math.min(300, r.body().length())));
+            JsonNode tokens = JSON.readTree(r.body()).get(0);
+            assertEquals(2995, tokens.size());
+            int dim = want.length / tokens.size();
+            for (int t = 0; t < tokens.size(); t++) {
+                assertClose(want, t * dim, floats(tokens.get(t)), 1e-4, "token " + t);
+            }
+        }
+    }
+
+    @Test
+    void rerankAndPredictGiveTheReferencesLogits() throws Exception {
+        Path rerank = ARCHITECTURES.resolve("modernbert/modernbert-rerank");
+        JsonNode pairs = cases(rerank).get(1).get("texts");
+        try (EmbeddingServer server = serve(rerank); SafetensorsFile expected = SafetensorsFile.open(rerank.resolve("expected.safetensors"))) {
+            float[] logits = expected.tensor("case1.logits").toFloatArray();
+            for (int s = 0; s < pairs.size(); s++) {
+                HttpResponse<String> r = post(server, "rerank", "{\"query\": " + pairs.get(s).get(0) + ", \"texts\": [" + pairs.get(s).get(1)
+                        + "], \"raw_scores\": true}");
+                assertEquals(200, r.statusCode(), r.body());
+                assertEquals(logits[s], JSON.readTree(r.body()).get(0).get("score").floatValue(), 1e-4, "pair " + s);
+            }
+        }
+        Path classifier = ARCHITECTURES.resolve("mpnet/mpnet-seqcls");
+        JsonNode texts = cases(classifier).get(0).get("texts");
+        try (EmbeddingServer server = serve(classifier);
+             SafetensorsFile expected = SafetensorsFile.open(classifier.resolve("expected.safetensors"))) {
+            float[] logits = expected.tensor("case0.logits").toFloatArray();
+            HttpResponse<String> r = post(server, "predict", "{\"inputs\": " + texts.get(1) + ", \"raw_scores\": true}");
+            assertEquals(200, r.statusCode(), r.body());
+            JsonNode labels = JSON.readTree(r.body());
+            int n = logits.length / texts.size();
+            for (JsonNode label : labels) {
+                int id = switch (label.get("label").asText()) {
+                    case "negative" -> 0;
+                    case "neutral" -> 1;
+                    default -> 2;
+                };
+                assertEquals(logits[n + id], label.get("score").floatValue(), 1e-4, label.toString());
+            }
+        }
+    }
+
+    private static EmbeddingServer serve(Path model) {
+        EmbeddingServer server = EmbeddingServer.start(ServerOptions.defaults().withPort(0));
+        server.ready(Models.of(model.getFileName().toString(), Embeddings.load(model.toString())));
+        return server;
+    }
+
+    private static JsonNode cases(Path dir) throws IOException {
+        return JSON.readTree(dir.resolve("inputs.json").toFile());
+    }
+
+    private static void assertClose(float[] want, int from, float[] got, double tolerance, String at) {
+        for (int i = 0; i < got.length; i++) {
+            assertEquals(want[from + i], got[i], tolerance, at + " [" + i + "]");
+        }
+    }
+}
