@@ -16,12 +16,14 @@ import org.vectorbert.engine.Precision;
  * @param pooling     pooling modes, comma-separated, or null
  * @param normalize   whether vectors are scaled to unit length, or null
  * @param truncate    whether long texts are cut, or null
+ * @param promptName  a prompt the model's config_sentence_transformers.json names, or null
  * @param batchTokens positions a forward pass may hold
  */
-record EmbedSettings(String model, String precision, String pooling, Boolean normalize, Boolean truncate, int batchTokens)
+record EmbedSettings(String model, String precision, String pooling, Boolean normalize, Boolean truncate, String promptName,
+                     int batchTokens)
         implements Serializable {
     EmbeddingOptions options() {
         List<Pooling> modes = pooling == null ? null : List.of(pooling.split(",")).stream().map(p -> Pooling.parse(p.trim())).toList();
-        return new EmbeddingOptions(Precision.parse(precision), modes, normalize, truncate, null, null, batchTokens);
+        return new EmbeddingOptions(Precision.parse(precision), modes, normalize, truncate, null, promptName, batchTokens);
     }
 }

@@ -54,6 +54,8 @@ public final class TextEmbedder extends Transformer implements DefaultParamsWrit
     private final Param<String> pooling;
     /** Param: scale vectors to unit length (unset: the model's). */
     private final BooleanParam normalize;
+    /** Param: a prompt the model names, put before every text. */
+    private final Param<String> promptName;
     /** Param: cut texts longer than the model takes, else fail (unset: the model's). */
     private final BooleanParam truncate;
     /** Param: f32 (exact) or bf16 (weight matrices at half the bytes). */
@@ -81,6 +83,8 @@ public final class TextEmbedder extends Transformer implements DefaultParamsWrit
                 + " or empty for the default bert-base-uncased");
         pooling = new Param<>(this, "pooling", "cls, mean, max, mean_sqrt_len, lasttoken or pooler, comma-separated (unset: the model's)");
         normalize = new BooleanParam(this, "normalize", "scale vectors to unit length (unset: the model's)");
+        promptName = new Param<>(this, "promptName", "a prompt the model's config_sentence_transformers.json names, such as query,"
+                + " put before every text (unset: the model's default prompt, if any)");
         truncate = new BooleanParam(this, "truncate", "cut texts longer than the model takes, else fail (unset: the model's)");
         precision = new Param<>(this, "precision", "f32 (exact) or bf16 (weight matrices at half the bytes)");
         batchTokens = new IntParam(this, "batchTokens", "positions, padding included, a forward pass may hold");
@@ -123,6 +127,8 @@ public final class TextEmbedder extends Transformer implements DefaultParamsWrit
     public Param<String> pooling() { return pooling; }
     /** {@return the {@code normalize} param: scale vectors to unit length (unset: the model's)} */
     public BooleanParam normalize() { return normalize; }
+    /** {@return the {@code promptName} param: a prompt the model names, put before every text (unset: the model's default)} */
+    public Param<String> promptName() { return promptName; }
     /** {@return the {@code truncate} param: cut texts longer than the model takes, else fail (unset: the model's)} */
     public BooleanParam truncate() { return truncate; }
     /** {@return the {@code precision} param: f32 (exact) or bf16 (weight matrices at half the bytes)} */
@@ -169,6 +175,13 @@ public final class TextEmbedder extends Transformer implements DefaultParamsWrit
      */
     public TextEmbedder setNormalize(boolean v) { set(normalize, v); return this; }
     /**
+     * Sets {@link #promptName()}.
+     *
+     * @param v a prompt the model's config_sentence_transformers.json names, such as query
+     * @return this stage
+     */
+    public TextEmbedder setPromptName(String v) { set(promptName, v); return this; }
+    /**
      * Sets {@link #truncate()}.
      *
      * @param v cut texts longer than the model takes, else fail (unset: the model's)
@@ -204,7 +217,8 @@ public final class TextEmbedder extends Transformer implements DefaultParamsWrit
     EmbedSettings settings() {
         String m = $(model).isBlank() ? null : $(model);
         EmbedSettings s = new EmbedSettings(m, $(precision), isSet(pooling) ? $(pooling) : null,
-                isSet(normalize) ? (Boolean) $(normalize) : null, isSet(truncate) ? (Boolean) $(truncate) : null, (Integer) $(batchTokens));
+                isSet(normalize) ? (Boolean) $(normalize) : null, isSet(truncate) ? (Boolean) $(truncate) : null,
+                isSet(promptName) ? $(promptName) : null, (Integer) $(batchTokens));
         try {
             Precision.parse(s.precision());
         } catch (VectorbertException e) {
