@@ -548,6 +548,12 @@ public final class OnnxImport {
         }
     }
 
+    /** An architecture whose export no import maps yet. */
+    private static LoaderException notImported(String source, String architecture) {
+        return new LoaderException(source + " is " + architecture + " export, which vectorbert does not import from ONNX: give --model"
+                + " the model's safetensors directory (config.json and model.safetensors)");
+    }
+
     /**
      * The family, from the names: the word embeddings under {@code bert.}, {@code distilbert.},
      * {@code roberta.} or {@code electra.} (a {@code *ForXxx} class's export) say it outright. Without a
@@ -560,10 +566,13 @@ public final class OnnxImport {
      * Shapes are never used to tell families apart.
      */
     private static Encoder family(Map<String, OnnxGraph.Tensor> init, Set<String> ops, JsonNode tokenizer, String source) {
-        // MPNet's names are RoBERTa's but for its attention and its relative position bias, which no import maps yet.
+        // MPNet's names are RoBERTa's but for its attention and its relative position bias, ModernBERT's its own (tok_embeddings,
+        // attn.Wqkv): no import maps either yet.
         if (init.keySet().stream().anyMatch(n -> n.equals("encoder.relative_attention_bias.weight") || n.startsWith("mpnet."))) {
-            throw new LoaderException(source + " is an MPNet export, which vectorbert does not import from ONNX: give --model the"
-                    + " model's safetensors directory (config.json and model.safetensors)");
+            throw notImported(source, "an MPNet");
+        }
+        if (init.keySet().stream().anyMatch(n -> n.contains("tok_embeddings.") || n.contains(".attn.Wqkv."))) {
+            throw notImported(source, "a ModernBERT");
         }
         List<Family> prefixed = Family.ALL.stream()
                 .filter(f -> init.containsKey(f.spellings(WORDS).getFirst()))

@@ -277,6 +277,9 @@ class OnnxImportTest {
         String mpnet = refusal(() -> OnnxImport.importGraph(mpnetLike, "m.onnx"));
         assertEquals("m.onnx is an MPNet export, which vectorbert does not import from ONNX: give --model the model's safetensors"
                 + " directory (config.json and model.safetensors)", mpnet);
+        OnnxGraph modernBertLike = with(graph("roberta"), "model.embeddings.tok_embeddings.weight", 32, 4);
+        assertEquals("m.onnx is a ModernBERT export, which vectorbert does not import from ONNX: give --model the model's"
+                + " safetensors directory (config.json and model.safetensors)", refusal(() -> OnnxImport.importGraph(modernBertLike, "m.onnx")));
         assertFalse(unknown.contains("\n") || missing.contains("\n") || unnamed.contains("\n") || two.contains("\n"));
     }
 
