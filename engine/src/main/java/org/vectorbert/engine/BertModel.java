@@ -225,7 +225,7 @@ public final class BertModel implements Encoder {
             request.heads().forEach((kind, rows) -> headOutputs.put(kind, heads.get(kind).forward(x, rows == null ? batch.firstRows() : rows)));
             T result = reader.apply(new Output(batch, x, List.copyOf(hiddenStates), List.copyOf(attentions), List.copyOf(queries),
                     List.copyOf(keys), Collections.unmodifiableMap(headOutputs)));
-            slowPathCheck.passDone(firstLayer(), config.headSize(), layout.rows(), layout.longest());
+            slowPathCheck.passDone(SlowPathCheck.Probe.of(firstLayer()), config.headSize(), layout.rows(), layout.longest());
             return result;
         });
     }

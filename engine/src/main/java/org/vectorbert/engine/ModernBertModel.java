@@ -34,6 +34,7 @@ public final class ModernBertModel implements Encoder {
     private final PackedMatrix words;                  // embeddings.tok_embeddings, float32
     private final LayerNorm embeddingNorm;             // embeddings.norm
     private final List<ModernBertLayer> layers;
+    private final SlowPathCheck slowPathCheck = new SlowPathCheck();
     private final LayerNorm finalNorm;
     private final Map<HeadKind, Head> heads;
     private final Labels labels;
@@ -265,8 +266,12 @@ public final class ModernBertModel implements Encoder {
             }
             Map<HeadKind, float[]> outputs = new EnumMap<>(HeadKind.class);
             request.heads().forEach((kind, rows) -> outputs.put(kind, head(kind, x, batch, rows == null ? batch.firstRows() : rows)));
-            return reader.apply(new Output(batch, x, List.copyOf(hiddenStates), List.copyOf(attentions), List.copyOf(queries),
+            T result = reader.apply(new Output(batch, x, List.copyOf(hiddenStates), List.copyOf(attentions), List.copyOf(queries),
                     List.copyOf(keys), Collections.unmodifiableMap(outputs)));
+            ModernBertLayer first = layers.getFirst();
+            slowPathCheck.passDone(new SlowPathCheck.Probe(first.attention().output(), first.mlpNorm(), first.gate().out,
+                    first.activation()), config.headSize(), layout.rows(), layout.longest());
+            return result;
         });
     }
 

@@ -89,8 +89,18 @@ final class SlowPathCheck {
         this.dueAtNanos = System.nanoTime() + warmUpNanos;
     }
 
+    /**
+     * The weights of a model's first layer the kernels are timed with: a square matrix (hidden to hidden), the norm after it,
+     * and the feed-forward's inner width and activation.
+     */
+    record Probe(PackedMatrix square, LayerNorm norm, int inner, Activation activation) {
+        static Probe of(BertLayer layer) {
+            return new Probe(layer.attentionOutput().dense(), layer.attentionOutput().layerNorm(), layer.intermediate().out, layer.activation());
+        }
+    }
+
     /** After each forward pass of {@code layer}'s model over {@code rows} rows of sequences of {@code seq}. */
-    void passDone(BertLayer layer, int headSize, int rows, int seq) {
+    void passDone(Probe layer, int headSize, int rows, int seq) {
         long n = passes.incrementAndGet();
         if (n < dueAtPass || System.nanoTime() < dueAtNanos || REPORTED.get() || PlainKernels.active()
                 || !checking.compareAndSet(false, true)) {
@@ -137,8 +147,8 @@ final class SlowPathCheck {
     }
 
     /** The shape {@link #measure} times, for the report. */
-    static String shape(BertLayer layer, int rows, int seq) {
-        return measuredRows(rows) + " rows of " + layer.attentionOutput().dense().out + " and " + measuredPositions(seq) + " positions";
+    static String shape(Probe layer, int rows, int seq) {
+        return measuredRows(rows) + " rows of " + layer.square().out + " and " + measuredPositions(seq) + " positions";
     }
 
     /** The rows {@link #measure} times for a pass of {@code rows}: at most 16. */
@@ -152,15 +162,15 @@ final class SlowPathCheck {
     }
 
     /** Times each kernel on an input shaped like the recent pass (at most 16 rows and 64 positions): best of three. */
-    static List<Speed> measure(BertLayer layer, int headSize, int rows, int seq) {
+    static List<Speed> measure(Probe layer, int headSize, int rows, int seq) {
         int r = measuredRows(rows);
         int s = measuredPositions(seq);
-        PackedMatrix w = layer.attentionOutput().dense();
+        PackedMatrix w = layer.square();
         int hidden = w.out;
         Random random = new Random(42);
         float[] x = randoms(random, r * w.in);
         float[] out = new float[r * hidden];
-        float[] inner = randoms(random, r * layer.intermediate().out);
+        float[] inner = randoms(random, r * layer.inner());
         float[] q = randoms(random, s * hidden);
         float[] k = randoms(random, s * hidden);
         float[] v = randoms(random, s * hidden);
@@ -168,7 +178,7 @@ final class SlowPathCheck {
         float[] ctx = new float[s * hidden];
         int square = s * s;
         float[] scratch = new float[Kernels.attentionScratch(s, headSize)];
-        LayerNorm norm = layer.attentionOutput().layerNorm();
+        LayerNorm norm = layer.norm();
         List<Speed> speeds = new ArrayList<>();
         speeds.add(new Speed(Kernel.MATRIX, 2.0 * r * w.in * hidden / best(() -> MatMul.linear(x, r, w, out))));
         speeds.add(new Speed(Kernel.ATTENTION, 4.0 * square * headSize / best(() -> AttentionKernel.head(q, 0, s, k, v, hidden, 0, s, 0, headSize,

@@ -27,7 +27,7 @@ public final class SlowPathMain {
         }
         SlowPathCheck check = new SlowPathCheck(1, 0);
         int headSize = model.config().headSize();
-        check.passDone(model.firstLayer(), headSize, batch.rows(), batch.length());
+        check.passDone(SlowPathCheck.Probe.of(model.firstLayer()), headSize, batch.rows(), batch.length());
         // A model looks again a warm-up after a slow check; here a second of passes. (LayerNorm at 92-140 M floats/s with
         // plain flags, in one CI run and in 3 of 8 runs of this test, was C2's code calling FloatVector.lanewise virtually
         // on an accumulator: see RowKernels.layerNormRow.)
@@ -35,8 +35,8 @@ public final class SlowPathMain {
         while (System.nanoTime() < again) {
             model.forward(batch, request);
         }
-        check.passDone(model.firstLayer(), headSize, batch.rows(), batch.length());
-        List<SlowPathCheck.Speed> speeds = SlowPathCheck.measure(model.firstLayer(), headSize, batch.rows(), batch.length());
+        check.passDone(SlowPathCheck.Probe.of(model.firstLayer()), headSize, batch.rows(), batch.length());
+        List<SlowPathCheck.Speed> speeds = SlowPathCheck.measure(SlowPathCheck.Probe.of(model.firstLayer()), headSize, batch.rows(), batch.length());
         for (SlowPathCheck.Speed s : speeds) {
             System.out.println(s.kernel() + " " + s.value() + (s.slow() ? " slow" : ""));
         }
