@@ -98,6 +98,18 @@ class ArchitectureCommandsTest {
                 "model_type 'gpt2' is not supported (supported: bert, distilbert, roberta, xlm-roberta, camembert, electra, mpnet, modernbert)");
     }
 
+    /** jina-embeddings-v2 says model_type bert, but its auto_map names its own code: never run, and not BERT's blocks. */
+    @Test
+    void aModelWhoseCodeLivesOnTheHubIsRefusedNamingIt() throws IOException {
+        Path dir = copy("mpnet-mlm", "remote-code");
+        Files.writeString(dir.resolve("config.json"), Files.readString(dir.resolve("config.json")).replace("\"mpnet\"", "\"bert\"")
+                .replaceFirst("\\{", "{\"auto_map\": {\"AutoConfig\": \"jinaai/jina-bert-implementation--configuration_bert.JinaBertConfig\","
+                        + " \"AutoModel\": \"jinaai/jina-bert-implementation--modeling_bert.JinaBertModel\"},"));
+        assertUserError(run("embed", "--model", dir.toString(), "text"), "config.json: auto_map names code on the hub"
+                + " (jinaai/jina-bert-implementation--modeling_bert.JinaBertModel), an architecture vectorbert does not implement");
+        assertUserError(run("inspect", "--model", dir.toString()), "auto_map names code on the hub");
+    }
+
     @Test
     void aConfigThatContradictsTheWeightsNamesTheTensor() throws IOException {
         Path dir = copy("mpnet-mlm", "contradicts");

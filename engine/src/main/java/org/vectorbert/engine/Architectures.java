@@ -20,13 +20,15 @@ final class Architectures {
      *
      * @param name       for messages
      * @param modelTypes the {@code model_type} values it runs
+     * @param hubClasses the classes of code on the hub ({@code auto_map}) it implements natively, by class name
      * @param loader     opens a model directory of it at a precision
      * @param inspector  reads what a model directory of it holds, without loading it
      */
-    record Architecture(String name, List<String> modelTypes, BiFunction<Path, Precision, Encoder> loader,
+    record Architecture(String name, List<String> modelTypes, List<String> hubClasses, BiFunction<Path, Precision, Encoder> loader,
                         Function<Path, Inspection> inspector) {
         Architecture {
             modelTypes = List.copyOf(modelTypes);
+            hubClasses = List.copyOf(hubClasses);
         }
 
         Encoder load(Path directory, Precision precision) {
@@ -36,17 +38,28 @@ final class Architectures {
 
     /** BERT and the families that are BERT's blocks under other names (DistilBERT, RoBERTa, XLM-R, CamemBERT, ELECTRA). */
     private static final Architecture BERT = new Architecture("BERT",
-            Family.ALL.stream().flatMap(f -> f.modelTypes().stream()).toList(), BertModel::load, BertModel::inspect);
+            Family.ALL.stream().flatMap(f -> f.modelTypes().stream()).toList(), List.of(), BertModel::load, BertModel::inspect);
 
     static final List<Architecture> ALL = List.of(BERT,
-            new Architecture("ModernBERT", List.of("modernbert"), ModernBertModel::load, ModernBertModel::inspect));
+            new Architecture("ModernBERT", List.of("modernbert"), List.of(), ModernBertModel::load, ModernBertModel::inspect));
 
     private Architectures() {}
 
+    /** The model classes config.json's {@code auto_map} names ("repo--module.Class" or "module.Class"), AutoConfig's aside. */
+    private static List<String> hubModelClasses(JsonNode config) {
+        JsonNode map = config.path("auto_map");
+        if (!map.isObject()) {
+            return List.of();
+        }
+        return map.properties().stream().filter(e -> e.getKey().startsWith("AutoModel"))
+                .map(e -> e.getValue().isArray() ? e.getValue().path(0).asText("") : e.getValue().asText(""))
+                .filter(c -> !c.isEmpty()).toList();
+    }
+
     /**
-     * The architecture of the model in {@code directory}, by its config.json's {@code model_type} (BERT's when it has
-     * none, as Google's bert_config.json). A directory without a config.json goes to BERT's loader, which says what is
-     * missing.
+     * The architecture of the model in {@code directory}: the one implementing the hub code its config.json's
+     * {@code auto_map} names, if it names any, else by its {@code model_type} (BERT's when it has none, as Google's
+     * bert_config.json). A directory without a config.json goes to BERT's loader, which says what is missing.
      */
     static Architecture of(Path directory) {
         Path file = directory.resolve("config.json");
@@ -54,6 +67,18 @@ final class Architectures {
             return BERT;
         }
         JsonNode config = Json.read(file, LoaderException::new);
+        List<String> remote = hubModelClasses(config);
+        if (!remote.isEmpty()) {
+            for (Architecture a : ALL) {
+                if (remote.stream().anyMatch(c -> a.hubClasses().contains(c.substring(c.lastIndexOf('.') + 1)))) {
+                    return a;
+                }
+            }
+            List<String> known = ALL.stream().flatMap(a -> a.hubClasses().stream()).toList();
+            throw new LoaderException("config.json: auto_map names code on the hub (" + remote.getFirst() + "), an architecture"
+                    + " vectorbert does not implement; it never runs a model's own code (implemented natively: "
+                    + (known.isEmpty() ? "none yet" : String.join(", ", known)) + ")");
+        }
         JsonNode type = config.path("model_type");
         if (type.isMissingNode() || type.isNull()) {
             return BERT;
