@@ -6,7 +6,9 @@ enum Activation {
     GELU,
     /** gelu_new, gelu_pytorch_tanh: the tanh approximation. */
     GELU_TANH,
-    RELU;
+    RELU,
+    /** silu, swish: x·sigmoid(x). */
+    SILU;
 
     /** The activation Hugging Face calls {@code name}. */
     static Activation of(String name) {
@@ -14,6 +16,7 @@ enum Activation {
             case "gelu" -> GELU;
             case "gelu_new", "gelu_pytorch_tanh" -> GELU_TANH;
             case "relu" -> RELU;
+            case "silu", "swish" -> SILU;
             default -> throw new EngineException("unsupported activation " + name);
         };
     }

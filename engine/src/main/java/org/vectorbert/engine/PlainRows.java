@@ -103,6 +103,7 @@ final class PlainRows {
                 case GELU -> gelu(a[i]);
                 case GELU_TANH -> geluTanh(a[i]);
                 case RELU -> Math.max(a[i], 0f);
+                case SILU -> a[i] / (exp(-a[i]) + 1f);
             };
         }
     }

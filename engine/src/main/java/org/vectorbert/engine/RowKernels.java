@@ -171,6 +171,7 @@ final class RowKernels {
                 case GELU -> gelu(a, from, to);
                 case GELU_TANH -> geluTanh(a, from, to);
                 case RELU -> relu(a, from, to);
+                case SILU -> silu(a, from, to);
             }
         });
     }
@@ -227,6 +228,24 @@ final class RowKernels {
                 VectorMask<Float> m = S.indexInRange(i, count);
                 FloatVector x = FloatVector.fromArray(S, a, start + i, m);
                 x.mul(0.5f).mul(FloatVector.fromArray(S, s, BLOCK + i, m).add(1f)).intoArray(a, start + i, m);
+            }
+        }
+    }
+
+    /** x / (1 + e^(-x)), silu (swish), in place over [from, to); e^(-x) goes through a block of scratch. */
+    static void silu(float[] a, int from, int to) {
+        float[] e = VectorMath.scratch();
+        for (int start = from; start < to; start += BLOCK) {
+            int count = Math.min(BLOCK, to - start);
+            for (int i = 0; i < count; i += L) {
+                VectorMask<Float> m = S.indexInRange(i, count);
+                FloatVector.fromArray(S, a, start + i, m).neg().intoArray(e, BLOCK + i, m);
+            }
+            VectorMath.expInPlace(e, BLOCK, count, 0f, e, VectorMath.EXP_TAIL);
+            for (int i = 0; i < count; i += L) {
+                VectorMask<Float> m = S.indexInRange(i, count);
+                FloatVector x = FloatVector.fromArray(S, a, start + i, m);
+                x.div(FloatVector.fromArray(S, e, BLOCK + i, m).add(1f)).intoArray(a, start + i, m);
             }
         }
     }

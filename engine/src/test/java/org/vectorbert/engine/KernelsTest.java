@@ -162,10 +162,19 @@ class KernelsTest {
         RowKernels.relu(r, 0, r.length);
         float[] t = x.clone();
         RowKernels.tanh(t, 0, t.length);
+        float[] s = x.clone();
+        RowKernels.silu(s, 0, s.length);
         for (int i = 0; i < x.length; i++) {
             assertEquals(ScalarKernels.geluTanh(x[i]), g[i], 2e-6, "gelu_new at " + x[i]);
             assertEquals(Math.max(0, x[i]), r[i], 0, "relu");
             assertEquals(Math.tanh(x[i]), t[i], 2e-7, "tanh at " + x[i]);
+            assertEquals(x[i] / (1 + Math.exp(-x[i])), s[i], 2e-6 * Math.max(1, Math.abs(x[i])), "silu at " + x[i]);
+        }
+        float[] far = {-1000f, -100f, -88f, -20f, 20f, 88f, 100f, 1000f};
+        float[] farSilu = far.clone();
+        RowKernels.silu(farSilu, 0, far.length);
+        for (int i = 0; i < far.length; i++) {
+            assertEquals(far[i] / (1 + Math.exp(-far[i])), farSilu[i], 1e-6 * Math.abs(far[i]), "silu at " + far[i]);
         }
     }
 

@@ -64,7 +64,7 @@ public record BertConfig(
         int relativeAttentionBuckets) implements ModelConfig {
 
     /** Activations the engine implements, by their Hugging Face names. */
-    public static final List<String> ACTIVATIONS = List.of("gelu", "gelu_new", "gelu_pytorch_tanh", "relu");
+    public static final List<String> ACTIVATIONS = List.of("gelu", "gelu_new", "gelu_pytorch_tanh", "relu", "silu", "swish");
 
     /** Copies {@code architectures} (null for none). */
     public BertConfig {

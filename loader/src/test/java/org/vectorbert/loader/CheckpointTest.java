@@ -44,8 +44,8 @@ class CheckpointTest {
         assertEquals("config.json: hidden_size (770) must be divisible by num_attention_heads (12)",
                 refusal(() -> load("{\"hidden_size\": 770}")));
         assertEquals("config.json: num_hidden_layers must be positive, was 0", refusal(() -> load("{\"num_hidden_layers\": 0}")));
-        assertEquals("config.json: hidden_act 'swish' is not supported (supported: gelu, gelu_new, gelu_pytorch_tanh, relu)",
-                refusal(() -> load("{\"hidden_act\": \"swish\"}")));
+        assertEquals("config.json: hidden_act 'mish' is not supported (supported: gelu, gelu_new, gelu_pytorch_tanh, relu, silu, swish)",
+                refusal(() -> load("{\"hidden_act\": \"mish\"}")));
         assertEquals("config.json: position_embedding_type 'relative_key' is not supported; vectorbert implements 'absolute' position embeddings",
                 refusal(() -> load("{\"position_embedding_type\": \"relative_key\"}")));
         assertEquals("config.json: vocab_size must be an integer, was \"big\"", refusal(() -> load("{\"vocab_size\": \"big\"}")));
