@@ -281,12 +281,17 @@ public final class TextClassifier {
      * @return one encoding per input
      */
     public List<Encoding> encode(List<String> texts, List<String> pairs, boolean truncate) {
+        return encode(texts, pairs, truncate ? Truncation.LONGEST_FIRST : null);
+    }
+
+    /** {@link #encode(List, List, boolean)}, cut by {@code truncation} (null: refused when too long). */
+    List<Encoding> encode(List<String> texts, List<String> pairs, Truncation truncation) {
         if (pairs != null && pairs.size() != texts.size()) {
             throw new EngineException("there are " + texts.size() + " texts but " + pairs.size() + " second texts of pairs");
         }
         EncodeOptions options = EncodeOptions.defaults().withPadding(Padding.NONE);
-        if (truncate) {
-            options = options.withTruncation(Truncation.LONGEST_FIRST).withMaxLength(maxTokens);
+        if (truncation != null) {
+            options = options.withTruncation(truncation).withMaxLength(maxTokens);
         }
         List<Encoding> encodings = tokenizer.encodeBatch(texts, pairs, options);
         for (int i = 0; i < encodings.size(); i++) {
@@ -311,7 +316,12 @@ public final class TextClassifier {
     }
 
     Logits run(List<String> texts, List<String> pairs, boolean truncate) {
-        List<Encoding> encodings = encode(texts, pairs, truncate);
+        return run(texts, pairs, truncate ? Truncation.LONGEST_FIRST : null);
+    }
+
+    /** The logits of texts or pairs cut by {@code truncation} (null: refused when too long). */
+    Logits run(List<String> texts, List<String> pairs, Truncation truncation) {
+        List<Encoding> encodings = encode(texts, pairs, truncation);
         int[] tokens = new int[encodings.size()];
         boolean[] truncated = new boolean[encodings.size()];
         for (int i = 0; i < encodings.size(); i++) {
