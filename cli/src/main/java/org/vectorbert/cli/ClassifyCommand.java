@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import org.vectorbert.common.Excerpt;
 import org.vectorbert.engine.TextClassifier;
+import org.vectorbert.engine.ZeroShotClassifier;
 import org.vectorbert.loader.Labels;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -22,12 +23,14 @@ import picocli.CommandLine.Spec;
 @Command(name = "classify",
         mixinStandardHelpOptions = true,
         addMethodSubcommands = false,
-        description = "Label texts (or text pairs) with a sequence-classification model, as Hugging Face's text-classification pipeline does.",
+        description = {"Label texts (or text pairs) with a sequence-classification model, as Hugging Face's text-classification pipeline does.",
+            "With --zero-shot, score labels you name with an NLI model, as its zero-shot-classification pipeline does."},
         footer = {"", "Examples:",
             "  vectorbert classify --model distilbert/distilbert-base-uncased-finetuned-sst-2-english \"I loved it.\" \"Never again.\"",
             "  vectorbert classify --model cross-encoder/nli-distilroberta-base --pair \"A man is sleeping.\" \"A man sleeps on a sofa.\"",
             "      (premise \"A man sleeps on a sofa.\", the TEXT; hypothesis \"A man is sleeping.\", the --pair)",
-            "  vectorbert classify --model SamLowe/roberta-base-go_emotions --top-k 3 --json --file texts.txt   (one text per line; - reads standard input)"},
+            "  vectorbert classify --model SamLowe/roberta-base-go_emotions --top-k 3 --json --file texts.txt   (one text per line; - reads standard input)",
+            "  vectorbert classify --model cross-encoder/nli-distilroberta-base --zero-shot --labels \"urgent,phone,tablet\" \"My iphone broke!\""},
         sortOptions = false)
 final class ClassifyCommand implements Callable<Integer> {
     @Spec
@@ -36,8 +39,8 @@ final class ClassifyCommand implements Callable<Integer> {
     @Mixin
     ModelOptions modelOptions;
 
-    @Option(names = "--top-k", paramLabel = "K", defaultValue = "1", description = "Labels per text, best first (default: ${DEFAULT-VALUE}).")
-    int topK;
+    @Option(names = "--top-k", paramLabel = "K", description = "Labels per text, best first (default: 1; with --zero-shot, every label).")
+    Integer topK;
 
     @Option(names = "--function-to-apply", paramLabel = "F",
             description = "softmax, sigmoid or none (default: as the pipeline picks it: none for regression, sigmoid for "
@@ -51,7 +54,23 @@ final class ClassifyCommand implements Callable<Integer> {
     @Option(names = "--truncate", description = "Cut texts longer than the model takes (longest first) instead of refusing them.")
     boolean truncate;
 
-    @Option(names = "--json", description = "One JSON line per text: a list of {label, score}, best first.")
+    @Option(names = "--zero-shot", description = "Zero-shot classification with an NLI model: each of --labels becomes a hypothesis paired with"
+            + " the text (the text cut first when too long), scored by the model's entailment label.")
+    boolean zeroShot;
+
+    @Option(names = "--labels", paramLabel = "A,B,...", description = "The candidate labels of --zero-shot, comma-separated.")
+    String labels;
+
+    @Option(names = "--multi-label", description = "With --zero-shot, score each label on its own (entailment against contradiction)"
+            + " instead of the labels sharing a probability of 1.")
+    boolean multiLabel;
+
+    @Option(names = "--hypothesis-template", paramLabel = "TEMPLATE", description = "With --zero-shot, the hypothesis made of each label,"
+            + " {} where the label goes (default: \"" + ZeroShotClassifier.DEFAULT_TEMPLATE + "\").")
+    String template;
+
+    @Option(names = "--json", description = "One JSON line per text: a list of {label, score}, best first; with --zero-shot, the pipeline's"
+            + " {sequence, labels, scores}.")
     boolean json;
 
     @Option(names = "--file", paramLabel = "PATH", description = "Read one text per line from PATH (- for standard input).")
@@ -66,14 +85,21 @@ final class ClassifyCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         Arguments.requireValidUtf8("--pair", pair);
-        if (topK <= 0) {
+        if (topK != null && topK <= 0) {
             throw new UserError("--top-k must be positive, was " + topK);
         }
+        if (zeroShot) {
+            return zeroShot(spec.commandLine().getOut(), spec.commandLine().getErr());
+        }
+        if (labels != null || multiLabel || template != null) {
+            throw new UserError((labels != null ? "--labels" : multiLabel ? "--multi-label" : "--hypothesis-template") + " goes with --zero-shot");
+        }
+        int topK = this.topK == null ? 1 : this.topK;
         TextClassifier.Function f = function == null ? null : parseFunction(function);
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         if (server.given()) {
-            return viaServer(f, out, err);
+            return viaServer(f, topK, out, err);
         }
         TextClassifier classifier = modelOptions.load(err, dir -> TextClassifier.load(dir, modelOptions.precision()));
         TextClassifier.Function applied = f != null ? f : TextClassifier.Function.defaultFor(classifier.labels());
@@ -107,7 +133,7 @@ final class ClassifyCommand implements Callable<Integer> {
      * the model's labels and problem type pick): the same output to the last bit, as a float's shortest decimal reads
      * back as the same float.
      */
-    private int viaServer(TextClassifier.Function asked, PrintWriter out, PrintWriter err) {
+    private int viaServer(TextClassifier.Function asked, int topK, PrintWriter out, PrintWriter err) {
         ServeClient client = ServeClient.connect(server.url, "classify", modelOptions, spec, err);
         Labels labels = client.classifierLabels("classify texts");
         TextClassifier.Function applied = asked != null ? asked : TextClassifier.Function.defaultFor(labels);
@@ -162,6 +188,53 @@ final class ClassifyCommand implements Callable<Integer> {
                         + Excerpt.of(list.toString()));
             }
         }
+    }
+
+    /** {@code --zero-shot}: every text's candidate labels, best first. */
+    private int zeroShot(PrintWriter out, PrintWriter err) {
+        if (labels == null) {
+            throw new UserError("--zero-shot needs --labels, the candidate labels, comma-separated");
+        }
+        List<String> candidates = ZeroShotClassifier.parseLabels(labels);
+        if (candidates.isEmpty()) {
+            throw new UserError("--labels names no label: give them comma-separated, such as --labels \"sports,politics\"");
+        }
+        if (pair != null || function != null) {
+            throw new UserError((pair != null ? "--pair" : "--function-to-apply") + " does not go with --zero-shot: the pairs are the text and"
+                    + " each label's hypothesis, scored by entailment");
+        }
+        if (server.given()) {
+            throw new UserError("--zero-shot runs the model here; --server is not supported with it");
+        }
+        String hypothesisTemplate = template == null ? ZeroShotClassifier.DEFAULT_TEMPLATE : template;
+        Arguments.requireValidUtf8("--hypothesis-template", hypothesisTemplate);
+        try {
+            ZeroShotClassifier.hypothesis(hypothesisTemplate, candidates.getFirst());
+        } catch (RuntimeException e) {
+            throw new UserError("--hypothesis-template: " + e.getMessage());
+        }
+        ZeroShotClassifier classifier = modelOptions.load(err, dir -> ZeroShotClassifier.load(dir, modelOptions.precision()));
+        int k = topK == null ? candidates.size() : Math.min(topK, candidates.size());
+        RunProgress progress = new RunProgress(err, "classify:", file != null).countingTexts();
+        TextInput.forEachBatch(texts, file, System.in, Math.max(1, 64 / candidates.size()), (batch, first, read, total) -> {
+            for (ZeroShotClassifier.Result r : classifier.classify(batch, candidates, hypothesisTemplate, multiLabel)) {
+                List<TextClassifier.Label> kept = r.labels().subList(0, k);
+                out.println(json ? zeroShotJson(r.sequence(), kept) : table(r.sequence(), kept));
+            }
+            out.flush();
+            progress.done(batch.size(), 0, read, total);
+        });
+        progress.finish();
+        return 0;
+    }
+
+    /** The zero-shot-classification pipeline's {@code {sequence, labels, scores}}. */
+    static String zeroShotJson(String sequence, List<TextClassifier.Label> ranked) {
+        Map<String, Object> o = new LinkedHashMap<>();
+        o.put("sequence", sequence);
+        o.put("labels", ranked.stream().map(TextClassifier.Label::label).toList());
+        o.put("scores", ranked.stream().map(TextClassifier.Label::score).toList());
+        return JsonText.of(o);
     }
 
     private static TextClassifier.Function parseFunction(String name) {

@@ -17,6 +17,7 @@ import org.vectorbert.engine.QuestionAnswerer;
 import org.vectorbert.engine.Reranker;
 import org.vectorbert.engine.TextClassifier;
 import org.vectorbert.engine.TokenClassifier;
+import org.vectorbert.engine.ZeroShotClassifier;
 import org.vectorbert.loader.testing.TinyTaskModels;
 
 /** {@code vectorbert classify} and {@code vectorbert rerank}: the library's answers, in the pipelines' and TEI's shapes. */
@@ -35,6 +36,38 @@ class TaskCommandsTest {
         reranker = TinyTaskModels.sequenceClassifier(work.resolve("reranker"), List.of("LABEL_0"), "");
         tagger = TinyTaskModels.tokenClassifier(work.resolve("tagger"), List.of("O", "B-PER", "I-PER", "B-LOC", "I-LOC"));
         answerer = TinyTaskModels.questionAnswerer(work.resolve("answerer"));
+    }
+
+    @Test
+    void zeroShotGivesThePipelinesShape() throws IOException {
+        Path nli = TinyTaskModels.sequenceClassifier(work.resolve("nli"), List.of("entailment", "neutral", "contradiction"), "");
+        ZeroShotClassifier library = ZeroShotClassifier.load(nli.toString());
+        String text = "paris is the capital of france .";
+        List<String> labels = List.of("geography", "food", "sports");
+        for (boolean multi : new boolean[] {false, true}) {
+            var r = multi ? run("classify", "--model", nli.toString(), "--zero-shot", "--labels", "geography, food,,sports", "--multi-label",
+                    "--hypothesis-template", "The topic is {}.", "--json", text)
+                    : run("classify", "--model", nli.toString(), "--zero-shot", "--labels", "geography,food,sports", "--json", text);
+            assertEquals(0, r.exit(), r.err());
+            JsonNode got = r.jsonLines().getFirst();
+            ZeroShotClassifier.Result want = library.classify(List.of(text), labels, multi ? "The topic is {}." : "This example is {}.", multi)
+                    .getFirst();
+            assertEquals(text, got.get("sequence").asText());
+            for (int k = 0; k < 3; k++) {
+                assertEquals(want.labels().get(k).label(), got.get("labels").get(k).asText());
+                assertEquals(want.labels().get(k).score(), got.get("scores").get(k).floatValue(), 1e-6);
+            }
+        }
+        var table = run("classify", "--model", nli.toString(), "--zero-shot", "--labels", "geography,food", "--top-k", "1", text);
+        assertEquals(0, table.exit(), table.err());
+        assertEquals(2, table.out().lines().filter(l -> !l.isBlank()).count(), table.out());
+        assertUserError(run("classify", "--model", nli.toString(), "--zero-shot", text), "--zero-shot needs --labels");
+        assertUserError(run("classify", "--model", nli.toString(), "--labels", "a,b", text), "--labels goes with --zero-shot");
+        assertUserError(run("classify", "--model", nli.toString(), "--zero-shot", "--labels", "a", "--hypothesis-template", "Topic.", text),
+                "--hypothesis-template: the hypothesis template \"Topic.\" has no {} for the label to go in");
+        assertUserError(run("classify", "--model", sentiment.toString(), "--zero-shot", "--labels", "a,b", text),
+                "zero-shot classification needs an NLI model, with an entailment label and another; this model's labels are"
+                        + " [NEGATIVE, NEUTRAL, POSITIVE]");
     }
 
     @Test
