@@ -85,6 +85,7 @@ final class HttpFront extends Handler.Abstract {
         route("POST", "/predict", "predict", Gate.LIMITED, true, (b, gone) -> api.predict(b, gone));
         route("POST", "/token-classification", "token_classification", Gate.LIMITED, true, (b, gone) -> api.tokenClassification(b));
         route("POST", "/question-answering", "question_answering", Gate.LIMITED, true, (b, gone) -> api.questionAnswering(b));
+        route("POST", "/zero-shot-classification", "zero_shot_classification", Gate.LIMITED, true, (b, gone) -> api.zeroShotClassification(b));
         route("POST", "/tokenize", "tokenize", Gate.LIMITED, true, (b, gone) -> api.tokenize(b));
         route("POST", "/decode", "decode", Gate.LIMITED, true, (b, gone) -> api.decode(b));
         route("GET", "/info", "info", Gate.LOADED, false, (b, gone) -> api.info());

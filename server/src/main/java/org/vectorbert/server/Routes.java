@@ -24,6 +24,7 @@ import org.vectorbert.engine.SparseEmbeddings;
 import org.vectorbert.engine.TextClassifier;
 import org.vectorbert.engine.TokenClassifier;
 import org.vectorbert.engine.TruncationSide;
+import org.vectorbert.engine.ZeroShotClassifier;
 import org.vectorbert.explorer.AttentionPage;
 import org.vectorbert.explorer.AttentionRun;
 import org.vectorbert.explorer.Selection;
@@ -457,6 +458,64 @@ final class Routes {
         List<Object> out = new ArrayList<>();
         for (TokenClassifier.Result r : results) {
             out.add(r.entities().stream().map(e -> e.pipelineFields(strategy)).toList());
+        }
+        return batch ? out : out.getFirst();
+    }
+
+    /**
+     * POST /zero-shot-classification, in the Hugging Face Inference API's task JSON: {@code inputs} a text or a list of
+     * texts, {@code parameters} {@code candidate_labels} (a list, or one string of comma-separated labels),
+     * {@code multi_label} and {@code hypothesis_template}; the pipeline's {@code {sequence, labels, scores}}, a list of
+     * them for a list of texts. A model whose classifier has no entailment label answers 424.
+     */
+    Object zeroShotClassification(JsonNode body) {
+        TextClassifier classifier = models.classifier()
+                .orElseThrow(() -> new ApiError(424, "Backend", "Model is not a classifier model"));
+        ZeroShotClassifier zeroShot;
+        try {
+            zeroShot = ZeroShotClassifier.of(classifier);
+        } catch (EngineException e) {
+            throw new ApiError(424, "Backend", e.getMessage());
+        }
+        JsonNode inputs = body.get("inputs");
+        boolean batch = inputs != null && inputs.isArray();
+        List<String> texts = batch ? Json.texts(body, "inputs", options.maxClientBatchSize()) : List.of(requiredText(body, "inputs"));
+        JsonNode parameters = parameters(body);
+        JsonNode given = parameters.get("candidate_labels");
+        List<String> labels = new ArrayList<>();
+        if (given != null && given.isTextual()) {
+            labels.addAll(ZeroShotClassifier.parseLabels(given.textValue()));
+        } else if (given != null && given.isArray()) {
+            Json.requireBatchSize(given.size(), options.maxClientBatchSize());
+            for (int i = 0; i < given.size(); i++) {
+                if (!given.get(i).isTextual()) {
+                    throw ApiError.validation("`parameters.candidate_labels[" + i + "]` must be a string");
+                }
+                labels.add(given.get(i).textValue());
+            }
+        } else if (given != null && !given.isNull()) {
+            throw ApiError.validation("`parameters.candidate_labels` must be a list of strings or one string of comma-separated labels");
+        }
+        if (labels.isEmpty()) {
+            throw ApiError.validation("`parameters.candidate_labels` names no label");
+        }
+        String template = Json.string(parameters, "hypothesis_template");
+        String hypothesisTemplate = template == null ? ZeroShotClassifier.DEFAULT_TEMPLATE : template;
+        try {
+            ZeroShotClassifier.hypothesis(hypothesisTemplate, labels.getFirst());
+        } catch (EngineException e) {
+            throw ApiError.validation("`parameters.hypothesis_template`: " + e.getMessage());
+        }
+        boolean multiLabel = Boolean.TRUE.equals(Json.bool(parameters, "multi_label"));
+        List<ZeroShotClassifier.Result> results = Embedder.await(batcher.call(
+                () -> zeroShot.classify(texts, labels, hypothesisTemplate, multiLabel)));
+        List<Object> out = new ArrayList<>();
+        for (ZeroShotClassifier.Result r : results) {
+            Map<String, Object> o = new LinkedHashMap<>();
+            o.put("sequence", r.sequence());
+            o.put("labels", r.labels().stream().map(TextClassifier.Label::label).toList());
+            o.put("scores", r.labels().stream().map(TextClassifier.Label::score).toList());
+            out.add(o);
         }
         return batch ? out : out.getFirst();
     }

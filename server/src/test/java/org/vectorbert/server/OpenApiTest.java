@@ -96,6 +96,10 @@ class OpenApiTest {
                     "{\"inputs\": {\"question\": \"who wrote hamlet ?\", \"context\": \"shakespeare wrote hamlet . john lives in london .\"}}",
                     "{\"inputs\": [{\"question\": \"who wrote hamlet ?\", \"context\": \"shakespeare wrote hamlet .\"}, "
                             + "{\"question\": \"where ?\", \"context\": \"john lives in london .\"}], \"parameters\": {\"top_k\": 2}}")),
+            Map.entry("POST /zero-shot-classification", List.of(
+                    "{\"inputs\": \"paris is the capital of france .\", \"parameters\": {\"candidate_labels\": [\"geography\", \"food\"]}}",
+                    "{\"inputs\": [\"paris\", \"bananas are yellow .\"], \"parameters\": {\"candidate_labels\": \"geography, food\","
+                            + " \"multi_label\": true, \"hypothesis_template\": \"The topic is {}.\"}}")),
             Map.entry("POST /tokenize", List.of("{\"inputs\": [\"paris is the capital of france .\", \"\"], \"add_special_tokens\": true}")),
             Map.entry("POST /decode", List.of("{\"ids\": [2, 11, 10, 3]}", "{\"ids\": [[2, 11], [12]], \"skip_special_tokens\": false}")),
             Map.entry("GET /info", List.of("")),
@@ -130,6 +134,9 @@ class OpenApiTest {
                     "Validation"),
             new Refusal("POST /question-answering", "{\"inputs\": []}", 400, "Empty"),
             new Refusal("POST /question-answering", "{\"inputs\": {\"question\": \"q\"}}", 422, "Validation"),
+            new Refusal("POST /zero-shot-classification", "{\"inputs\": [], \"parameters\": {\"candidate_labels\": [\"a\"]}}", 400, "Empty"),
+            new Refusal("POST /zero-shot-classification", "{\"inputs\": \"paris\", \"parameters\": {\"candidate_labels\": \" , \"}}", 422,
+                    "Validation"),
             new Refusal("POST /tokenize", "{\"inputs\": []}", 400, "Empty"),
             new Refusal("POST /tokenize", "{\"inputs\": 3}", 422, "Validation"),
             new Refusal("POST /decode", "{\"ids\": [999]}", 422, "Validation"),
@@ -144,6 +151,8 @@ class OpenApiTest {
     private static Path work;
     private static Embeddings tiny;
     private static EmbeddingServer ready;
+    /** An NLI model's server: the zero-shot route's, whose classifier needs an entailment label (ready's has one label). */
+    private static EmbeddingServer nli;
     private static EmbeddingServer guarded;
     private static EmbeddingServer loading;
     private static EmbeddingServer limited;
@@ -157,6 +166,9 @@ class OpenApiTest {
         tiny = Embeddings.load(TinyTaskModels.allHeads(work.resolve("tiny")).toString());
         ready = EmbeddingServer.start(ServerOptions.defaults().withPort(0));
         ready.ready(Models.of("tiny", tiny));
+        nli = EmbeddingServer.start(ServerOptions.defaults().withPort(0));
+        nli.ready(Models.of("tiny", Embeddings.load(TinyTaskModels.sequenceClassifier(work.resolve("nli"),
+                List.of("entailment", "neutral", "contradiction"), "").toString())));
         guarded = EmbeddingServer.start(ServerOptions.defaults().withPort(0).withApiKey(KEY));
         // The same name as the others', so that GET /v1/models/tiny finds it.
         guarded.ready(new Models("tiny", tiny, Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty()));
@@ -181,7 +193,7 @@ class OpenApiTest {
 
     @AfterAll
     static void stop() throws IOException {
-        for (EmbeddingServer s : new EmbeddingServer[] {ready, guarded, loading, limited}) {
+        for (EmbeddingServer s : new EmbeddingServer[] {ready, nli, guarded, loading, limited}) {
             if (s != null) {
                 s.stop();
             }
@@ -232,13 +244,13 @@ class OpenApiTest {
         Map<String, Operation> operations = operations();
         for (String operation : operations.keySet()) {
             for (String request : examples(operation)) {
-                HttpResponse<String> r = send(ready, operation, request, null);
+                HttpResponse<String> r = send(serving(operation), operation, request, null);
                 assertEquals(200, r.statusCode(), operation + " " + request + ": " + r.body());
                 check(operation, r, answered);
             }
         }
         for (Refusal refusal : REFUSALS) {
-            HttpResponse<String> r = send(ready, refusal.operation(), refusal.request(), null);
+            HttpResponse<String> r = send(serving(refusal.operation()), refusal.operation(), refusal.request(), null);
             assertEquals(refusal.status(), r.statusCode(), refusal + ": " + r.body());
             check(refusal.operation(), r, answered);
             JsonNode error = JSON.readTree(r.body());
@@ -297,6 +309,11 @@ class OpenApiTest {
             }
         }));
         assertEquals(new TreeSet<>(NOT_PROVOKED), notAnswered, "statuses the document lists that no request here was answered");
+    }
+
+    /** The server whose model answers {@code operation}'s examples: the NLI model's for zero-shot, else the one with every head. */
+    private static EmbeddingServer serving(String operation) {
+        return operation.endsWith(" /zero-shot-classification") ? nli : ready;
     }
 
     /** The document's operations, "METHOD /path", as swagger-parser read them. */

@@ -20,6 +20,7 @@ import org.vectorbert.engine.QuestionAnswerer;
 import org.vectorbert.engine.Reranker;
 import org.vectorbert.engine.TextClassifier;
 import org.vectorbert.engine.TokenClassifier;
+import org.vectorbert.engine.ZeroShotClassifier;
 import org.vectorbert.loader.testing.TinyTaskModels;
 
 /**
@@ -101,6 +102,48 @@ class TaskRoutesTest {
 
         JsonNode info = JSON.readTree(get(reranking, "info").body());
         assertEquals("LABEL_0", info.get("model_type").get("reranker").get("id2label").get("0").asText());
+    }
+
+    @Test
+    void zeroShotClassificationAnswersThePipelinesShape() throws Exception {
+        Path model = TinyTaskModels.sequenceClassifier(work.resolve("nli"), List.of("contradiction", "entailment", "neutral"), "");
+        ZeroShotClassifier library = ZeroShotClassifier.load(model.toString());
+        try (EmbeddingServer nli = EmbeddingServer.start(ServerOptions.defaults().withPort(0))) {
+            nli.ready(Models.of("nli", Embeddings.load(model.toString())));
+            List<String> labels = List.of("geography", "food", "sports");
+            JsonNode one = JSON.readTree(post(nli, "zero-shot-classification", "{\"inputs\": \"paris is the capital of france .\","
+                    + " \"parameters\": {\"candidate_labels\": \"geography, food, sports\"}}").body());
+            assertZeroShot(library.classify("paris is the capital of france .", labels), one);
+            HttpResponse<String> r = post(nli, "zero-shot-classification", "{\"inputs\": [\"paris\", \"bananas are yellow .\"],"
+                    + " \"parameters\": {\"candidate_labels\": [\"geography\", \"food\", \"sports\"], \"multi_label\": true,"
+                    + " \"hypothesis_template\": \"The topic is {}.\"}}");
+            assertEquals(200, r.statusCode(), r.body());
+            JsonNode many = JSON.readTree(r.body());
+            List<ZeroShotClassifier.Result> want = library.classify(List.of("paris", "bananas are yellow ."), labels, "The topic is {}.", true);
+            assertEquals(2, many.size());
+            for (int i = 0; i < 2; i++) {
+                assertZeroShot(want.get(i), many.get(i));
+            }
+            HttpResponse<String> noLabels = post(nli, "zero-shot-classification", "{\"inputs\": \"paris\"}");
+            assertEquals(422, noLabels.statusCode(), noLabels.body());
+            HttpResponse<String> badTemplate = post(nli, "zero-shot-classification", "{\"inputs\": \"paris\", \"parameters\":"
+                    + " {\"candidate_labels\": [\"a\"], \"hypothesis_template\": \"Topic.\"}}");
+            assertEquals(422, badTemplate.statusCode(), badTemplate.body());
+        }
+        // A classifier without an entailment label cannot do it.
+        HttpResponse<String> notNli = post(classifying, "zero-shot-classification", "{\"inputs\": \"paris\", \"parameters\":"
+                + " {\"candidate_labels\": [\"a\", \"b\"]}}");
+        assertEquals(424, notNli.statusCode(), notNli.body());
+        assertTrue(notNli.body().contains("needs an NLI model"), notNli.body());
+    }
+
+    private static void assertZeroShot(ZeroShotClassifier.Result want, JsonNode got) {
+        assertEquals(want.sequence(), got.get("sequence").asText());
+        assertEquals(want.labels().size(), got.get("labels").size());
+        for (int k = 0; k < want.labels().size(); k++) {
+            assertEquals(want.labels().get(k).label(), got.get("labels").get(k).asText());
+            assertEquals(want.labels().get(k).score(), got.get("scores").get(k).floatValue(), 1e-6);
+        }
     }
 
     @Test
