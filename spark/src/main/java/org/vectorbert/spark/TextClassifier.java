@@ -22,6 +22,7 @@ import org.apache.spark.sql.types.Metadata;
 import org.apache.spark.sql.types.StructType;
 import org.vectorbert.common.VectorbertException;
 import org.vectorbert.engine.Precision;
+import org.vectorbert.engine.ZeroShotClassifier;
 
 /**
  * A Spark ML {@link Transformer} that labels a text column with a sequence-classification model,
@@ -29,8 +30,9 @@ import org.vectorbert.engine.Precision;
  * column (the best label) and a score column. With {@link #pairCol} each row's two texts are
  * classified as a pair, which scores query-passage pairs with a cross-encoder reranker (one label:
  * the sigmoid of its logit, or the logit with {@code functionToApply} "none"). A null text gives a
- * null label and score. Models load once per executor JVM and rows are grouped by length into
- * forward passes, as {@link TextEmbedder} does.
+ * null label and score. With {@link #candidateLabels} set, an NLI model classifies zero-shot, as the library's
+ * {@code ZeroShotClassifier} (transformers' zero-shot-classification pipeline) does: the best candidate and its score.
+ * Models load once per executor JVM and rows are grouped by length into forward passes, as {@link TextEmbedder} does.
  */
 public final class TextClassifier extends Transformer implements DefaultParamsWritable {
     private static final long serialVersionUID = 1L;
@@ -55,6 +57,12 @@ public final class TextClassifier extends Transformer implements DefaultParamsWr
     private final Param<String> precision;
     /** Param: rows of a partition read at a time and grouped by length. */
     private final IntParam rowsPerBatch;
+    /** Param: zero-shot classification's candidate labels, comma-separated (unset: the model's own labels). */
+    private final Param<String> candidateLabels;
+    /** Param: with candidateLabels, each label scored on its own (entailment against contradiction). */
+    private final BooleanParam multiLabel;
+    /** Param: with candidateLabels, the hypothesis made of each label, {} where it goes. */
+    private final Param<String> hypothesisTemplate;
 
     /** A stage with a new uid and every param at its default. */
     public TextClassifier() {
@@ -77,6 +85,14 @@ public final class TextClassifier extends Transformer implements DefaultParamsWr
         truncate = new BooleanParam(this, "truncate", "cut inputs longer than the model takes (longest first), else fail");
         precision = new Param<>(this, "precision", "f32 (exact) or bf16 (weight matrices at half the bytes)");
         rowsPerBatch = new IntParam(this, "rowsPerBatch", "rows of a partition read at a time and grouped by length");
+        candidateLabels = new Param<>(this, "candidateLabels", "zero-shot classification's candidate labels, comma-separated"
+                + " (unset: the model's own labels)");
+        multiLabel = new BooleanParam(this, "multiLabel", "with candidateLabels, each label scored on its own (entailment against"
+                + " contradiction)");
+        hypothesisTemplate = new Param<>(this, "hypothesisTemplate", "with candidateLabels, the hypothesis made of each label, {} where it"
+                + " goes");
+        setDefault(multiLabel, false);
+        setDefault(hypothesisTemplate, ZeroShotClassifier.DEFAULT_TEMPLATE);
         setDefault(inputCol, "text");
         setDefault(labelCol, "label");
         setDefault(scoreCol, "score");
@@ -189,6 +205,34 @@ public final class TextClassifier extends Transformer implements DefaultParamsWr
      */
     public TextClassifier setRowsPerBatch(int v) { set(rowsPerBatch, v); return this; }
 
+    /** {@return the {@code candidateLabels} param: zero-shot classification's candidate labels, comma-separated} */
+    public Param<String> candidateLabels() { return candidateLabels; }
+    /** {@return the {@code multiLabel} param: with candidateLabels, each label scored on its own} */
+    public BooleanParam multiLabel() { return multiLabel; }
+    /** {@return the {@code hypothesisTemplate} param: with candidateLabels, the hypothesis made of each label} */
+    public Param<String> hypothesisTemplate() { return hypothesisTemplate; }
+    /**
+     * Sets {@link #candidateLabels()}: zero-shot classification with an NLI model.
+     *
+     * @param v the candidate labels, comma-separated
+     * @return this stage
+     */
+    public TextClassifier setCandidateLabels(String v) { set(candidateLabels, v); return this; }
+    /**
+     * Sets {@link #multiLabel()}.
+     *
+     * @param v whether each candidate label is scored on its own
+     * @return this stage
+     */
+    public TextClassifier setMultiLabel(boolean v) { set(multiLabel, v); return this; }
+    /**
+     * Sets {@link #hypothesisTemplate()}.
+     *
+     * @param v the hypothesis made of each label, {} where it goes
+     * @return this stage
+     */
+    public TextClassifier setHypothesisTemplate(String v) { set(hypothesisTemplate, v); return this; }
+
     @Override
     public StructType transformSchema(StructType schema) {
         List<String> fields = Arrays.asList(schema.fieldNames());
@@ -225,6 +269,24 @@ public final class TextClassifier extends Transformer implements DefaultParamsWr
         } catch (VectorbertException e) {
             throw new VectorbertSparkException(e.getMessage());
         }
+        ZeroShot zeroShot = null;
+        if (isSet(candidateLabels)) {
+            List<String> labels = ZeroShotClassifier.parseLabels($(candidateLabels));
+            if (labels.isEmpty()) {
+                throw new VectorbertSparkException("param candidateLabels names no label: give them comma-separated");
+            }
+            if (isSet(pairCol) || isSet(functionToApply)) {
+                throw new VectorbertSparkException("param " + (isSet(pairCol) ? "pairCol" : "functionToApply") + " does not go with"
+                        + " candidateLabels: zero-shot pairs each text with each label's hypothesis, scored by entailment");
+            }
+            try {
+                ZeroShotClassifier.hypothesis($(hypothesisTemplate), labels.getFirst());
+            } catch (VectorbertException e) {
+                throw new VectorbertSparkException("param hypothesisTemplate: " + e.getMessage());
+            }
+            zeroShot = new ZeroShot(labels, $(hypothesisTemplate), (Boolean) $(multiLabel));
+        }
+        ZeroShot candidates = zeroShot;
         String m = $(model);
         String p = $(precision);
         String function = isSet(functionToApply) ? $(functionToApply) : null;
@@ -236,7 +298,8 @@ public final class TextClassifier extends Transformer implements DefaultParamsWr
             throw new VectorbertSparkException("param rowsPerBatch must be positive");
         }
         return dataset.toDF().mapPartitions((MapPartitionsFunction<Row, Row>) partition ->
-                new BatchedRows(partition, rows, batch -> classified(batch, m, p, function, cut, text, pair)), Encoders.row(schema));
+                new BatchedRows(partition, rows, batch -> candidates != null ? zeroShot(batch, m, p, candidates, text)
+                        : classified(batch, m, p, function, cut, text, pair)), Encoders.row(schema));
     }
 
     @Override
@@ -264,6 +327,28 @@ public final class TextClassifier extends Transformer implements DefaultParamsWr
         List<Row> out = new ArrayList<>(in.size());
         for (Row r : in) {
             var best = missing(r, text, pair) ? null : results.next().labels().getFirst();
+            out.add(BatchedRows.appended(r, best == null ? null : best.label(), best == null ? null : best.score()));
+        }
+        return out;
+    }
+
+    /** Zero-shot classification's settings, shipped to executors with each task. */
+    private record ZeroShot(List<String> labels, String template, boolean multiLabel) implements java.io.Serializable {}
+
+    /** A batch of a partition's rows with their best candidate label and its score appended (nulls for a null text). */
+    private static List<Row> zeroShot(List<Row> in, String model, String precision, ZeroShot settings, int text) {
+        List<String> texts = new ArrayList<>(in.size());
+        for (Row r : in) {
+            if (!r.isNullAt(text)) {
+                texts.add(r.getString(text));
+            }
+        }
+        ZeroShotClassifier classifier = ZeroShotClassifier.of(LoadedModels.classifier(model, precision));
+        Iterator<ZeroShotClassifier.Result> results = classifier.classify(texts, settings.labels(), settings.template(),
+                settings.multiLabel()).iterator();
+        List<Row> out = new ArrayList<>(in.size());
+        for (Row r : in) {
+            var best = r.isNullAt(text) ? null : results.next().labels().getFirst();
             out.add(BatchedRows.appended(r, best == null ? null : best.label(), best == null ? null : best.score()));
         }
         return out;

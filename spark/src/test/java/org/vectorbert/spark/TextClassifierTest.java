@@ -91,6 +91,34 @@ class TextClassifierTest {
     }
 
     @Test
+    void candidateLabelsClassifyZeroShotAsTheLibrary() throws java.io.IOException {
+        Path nli = TinyTaskModels.sequenceClassifier(work.resolve("nli"), List.of("entailment", "neutral", "contradiction"), "");
+        org.vectorbert.engine.ZeroShotClassifier library = org.vectorbert.engine.ZeroShotClassifier.load(nli.toString());
+        List<String> labels = List.of("geography", "literature", "fruit");
+        for (boolean multi : new boolean[] {false, true}) {
+            List<Row> out = new TextClassifier().setModel(nli.toString()).setCandidateLabels("geography, literature,fruit")
+                    .setMultiLabel(multi).setHypothesisTemplate("The topic is {}.").setRowsPerBatch(5).transform(frame()).collectAsList();
+            assertEquals(60, out.size());
+            for (Row r : out) {
+                if (r.isNullAt(2)) {
+                    assertNull(r.get(3), "a null text gives a null label");
+                    continue;
+                }
+                var best = library.classify(List.of(r.getString(2)), labels, "The topic is {}.", multi).getFirst().labels().getFirst();
+                assertEquals(best.label(), r.getString(3));
+                assertEquals(best.score(), r.getFloat(4), 1e-6);
+            }
+        }
+        var noLabels = assertThrows(VectorbertSparkException.class,
+                () -> new TextClassifier().setModel(nli.toString()).setCandidateLabels(" , ").transform(frame()));
+        assertEquals("param candidateLabels names no label: give them comma-separated", noLabels.getMessage());
+        var template = assertThrows(VectorbertSparkException.class, () -> new TextClassifier().setModel(nli.toString())
+                .setCandidateLabels("a,b").setHypothesisTemplate("Topic.").transform(frame()));
+        assertTrue(template.getMessage().startsWith("param hypothesisTemplate: the hypothesis template \"Topic.\" has no {}"),
+                template.getMessage());
+    }
+
+    @Test
     void badParametersFailOnTheDriverWithOneLine() {
         var noModel = assertThrows(VectorbertSparkException.class, () -> new TextClassifier().transform(frame()));
         assertEquals("param model is not set: give a sequence-classification model", noModel.getMessage());
