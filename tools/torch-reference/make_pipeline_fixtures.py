@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Reference fixtures for transformers' task pipelines (text-classification, token-classification, question-answering)
-and for CrossEncoder / TEI reranking, computed independently of vectorbert.
+"""Reference fixtures for transformers' task pipelines (text-classification, token-classification, question-answering,
+zero-shot-classification) and for CrossEncoder / TEI reranking, computed independently of vectorbert.
 
     cd tools/tokenizer-reference && npm ci && cd ../..       # once: Hugging Face's tokenizers (Node binding)
     nice -n 19 /usr/bin/python3 tools/torch-reference/make_pipeline_fixtures.py   # no arguments; about a minute
@@ -20,8 +20,9 @@ Nothing here uses transformers or vectorbert. Tokenization is Hugging Face's tok
 a JSON-lines server over the Node binding, the Rust code transformers' fast tokenizers run); the forward pass is
 make_family_fixtures.py's plain-torch encoder and heads (imported, float64, one thread); the pipeline logic
 (post-processing, word aggregation, span decoding, ...) is written below from transformers' pipeline sources
-(text_classification.py and token_classification.py of 4.5x, question_answering.py of 4.53) and sentence-transformers'
-CrossEncoder / TEI's router, as summarised in /work/shared/reference/tasks-and-apis.md sections 1a-1c, 2, 3, 7.
+(text_classification.py and token_classification.py of 4.5x, question_answering.py of 4.53,
+zero_shot_classification.py of v5 main) and sentence-transformers' CrossEncoder / TEI's router, as summarised in
+/work/shared/reference/tasks-and-apis.md sections 1a-1c, 2, 3, 7 (zero-shot: from the transformers source itself).
 
 The overflowing windows of QA and strided NER are built the tokenizers <= 0.22.2 way: 0.23.1+ (the Node binding here
 is 0.23.2) stops tokenizing right-truncated text at max_length and loses them (see tokenize-cases.mjs).
@@ -76,10 +77,22 @@ REL_MARGIN = 1e-4     # QA span and answer scores (products of probabilities, sm
 LABELS_SEQCLS = ['NEGATIVE', 'NEUTRAL', 'POSITIVE']
 LABELS_MULTI = ['toxic', 'obscene', 'insult']
 LABELS_NER = ['O', 'B-PER', 'I-PER', 'B-LOC', 'I-LOC', 'B-MISC', 'I-MISC']
+# NLI heads for zero-shot classification, in id order
+LABELS_NLI_DEBERTA = ['entailment', 'neutral', 'contradiction']        # MoritzLaurer's DeBERTa NLI models
+LABELS_NLI_MNLI = ['CONTRADICTION', 'NEUTRAL', 'ENTAILMENT']           # roberta-large-mnli
+LABELS_NLI_MIDDLE = ['neutral', 'entailment', 'contradiction']         # entailment in the middle
+LABELS_NLI_BINARY = ['entailment', 'not_entailment']
+# (entailment_id, the column the pipeline uses as contradiction) that the pipeline must derive from each label2id
+NLI_COLUMNS = {('zeroshot', 'bert'): (0, 2), ('zeroshot', 'roberta'): (2, 0), ('zeroshot-middle', 'bert'): (1, 0),
+               ('zeroshot-binary', 'bert'): (0, 1)}
 
 
 def labels(names):
     return {'id2label': {str(i): n for i, n in enumerate(names)}, 'label2id': {n: i for i, n in enumerate(names)}}
+
+
+class PerFamily(dict):
+    """Config extras that differ by family: {family: extras}."""
 
 
 # task: (families, architecture suffix, kind of head (seqcls, tokcls, qa), config extras, number of cases)
@@ -91,6 +104,11 @@ TASKS = {
     'rerank': (('bert', 'roberta'), 'ForSequenceClassification', 'seqcls', labels(['LABEL_0']), 100),
     'ner': (('bert', 'roberta'), 'ForTokenClassification', 'tokcls', labels(LABELS_NER), 300),
     'qa': (('bert', 'roberta'), 'ForQuestionAnswering', 'qa', {}, 300),
+    # appended after the others: their seeds (enumerate(TASKS) from 7100) and so their bytes stay as they were
+    'zeroshot': (('bert', 'roberta'), 'ForSequenceClassification', 'seqcls',
+                 PerFamily(bert=labels(LABELS_NLI_DEBERTA), roberta=labels(LABELS_NLI_MNLI)), 40),
+    'zeroshot-middle': (('bert',), 'ForSequenceClassification', 'seqcls', labels(LABELS_NLI_MIDDLE), 40),
+    'zeroshot-binary': (('bert',), 'ForSequenceClassification', 'seqcls', labels(LABELS_NLI_BINARY), 40),
 }
 
 
@@ -160,6 +178,8 @@ def truncation(strategy='LongestFirst', stride=0):
 
 def model_config(family, task):
     _, suffix, _, extra, _ = TASKS[task]
+    if isinstance(extra, PerFamily):
+        extra = extra[family]
     architecture = ('Bert' if family == 'bert' else 'Roberta') + suffix
     config = fam.make_config(family, architecture, dict(extra), VOCAB[family])
     config.update(hidden_size=HIDDEN, num_hidden_layers=LAYERS, num_attention_heads=HEADS,
@@ -216,6 +236,12 @@ def calibration_logits(tok, model):
             case = rerank_case(rng, task, i)
             for doc in case['documents'][:4]:
                 enc = tok.encode(family, case['query'], doc, truncation())[0]
+                rows.append(model.run(enc['ids'], enc['type_ids'])[None, :])
+        elif task.startswith('zeroshot'):
+            case = zeroshot_case(rng, task, 1000 + i)
+            sequences = case['sequence'] if isinstance(case['sequence'], list) else [case['sequence']]
+            for hypothesis in zeroshot_hypotheses(case)[:4]:
+                enc = tok.encode(family, sequences[0], hypothesis, truncation('OnlyFirst'))[0]
                 rows.append(model.run(enc['ids'], enc['type_ids'])[None, :])
         elif task == 'ner':
             enc = tok.encode(family, ner_case(rng, task, len(EDGE_TEXTS))['text'], None, truncation())[0]
@@ -910,7 +936,213 @@ def self_checks(tok, models):
                 worst = max(worst, diff)
         report.append('%s: sibling encoder == TransformerEncoderLayer stack (1e-9), padded == unpadded (1e-9), '
                       'independent float32 forward within %.1e of the logits' % (family, worst))
-    return report
+    return report + zeroshot_self_checks(tok, models)
+
+
+# ---------------------------------------------------------------------------------------------------- zero-shot
+
+DEFAULT_TEMPLATE = 'This example is {}.'
+TOPICS = ['sports', 'politics', 'science', 'technology', 'health', 'finance', 'travel', 'cooking', 'music', 'law',
+          'software licensing', 'open source', 'copyright', 'warranty', 'patents', 'distribution', 'education',
+          'weather', 'urgent', 'not urgent', 'phone', 'computer', 'legal text', 'poetry', 'a complaint', 'praise',
+          'économie', 'Geschichte', 'Zürich', '東京', 'café', '😀 fun', 'COPYRIGHT NOTICE', 'source code',
+          'free software', 'liability', 'trademarks', 'documentation', 'Ελληνικά', 'don\'t care']
+TEMPLATES = ['The topic is {}.', 'This text is about {}.', 'Dieses Beispiel handelt von {}.', '{}',
+             'Ce texte parle de {}.', 'この文章は{}についてです。', 'It is {} !']
+
+
+def parse_candidate_labels(labels_arg):
+    """ZeroShotClassificationArgumentHandler._parse_labels: a string is split on "," and stripped, empties dropped;
+    a list is taken as it is."""
+    if isinstance(labels_arg, str):
+        return [label.strip() for label in labels_arg.split(',') if label.strip()]
+    return labels_arg
+
+
+def zeroshot_hypotheses(case):
+    return [case['hypothesis_template'].format(label) for label in parse_candidate_labels(case['candidate_labels'])]
+
+
+def nli_columns(config):
+    """The pipeline's entailment_id (first label in label2id's order whose lower case starts with "entail", else -1)
+    and the contradiction column of postprocess (-1 if entailment_id == 0 else 0), both as numpy indexes them."""
+    entailment_id = -1
+    for label, index in config['label2id'].items():
+        if label.lower().startswith('entail'):
+            entailment_id = index
+            break
+    contradiction_id = -1 if entailment_id == 0 else 0
+    return entailment_id, contradiction_id
+
+
+def zeroshot_scores(logits, multi_label, entailment_id, contradiction_id):
+    """postprocess for one sequence: logits [n candidates, labels] -> float64 scores [n] (max-shifted softmax)."""
+    if multi_label or logits.shape[0] == 1:
+        return softmax64(logits[:, [contradiction_id, entailment_id]])[:, 1]
+    return softmax64(logits[:, entailment_id])
+
+
+def zeroshot(model, tok, case):
+    """pipeline("zero-shot-classification")(sequence, candidate_labels=..., hypothesis_template=...,
+    multi_label=...) as zero_shot_classification.py does it (ChunkPipeline: one forward per (sequence, hypothesis)
+    pair, each tokenized alone with truncation ONLY_FIRST at model_max_length, no padding needed)."""
+    family = model.family
+    labels_ = parse_candidate_labels(case['candidate_labels'])
+    template = case['hypothesis_template']
+    if not labels_ or template.format(labels_[0]) == template:
+        raise Rejected('the pipeline raises ValueError')
+    sequences = case['sequence'] if isinstance(case['sequence'], list) else [case['sequence']]
+    entailment_id, contradiction_id = nli_columns(model.config)
+    input_ids, all_logits, outputs = [], [], []
+    for sequence in sequences:
+        if len(sequence) == 0:
+            raise Rejected('the pipeline raises ValueError')  # len(sequences) == 0 for a string ''
+        rows = []
+        for label in labels_:
+            hypothesis = template.format(label)
+            enc = tok.encode(family, sequence, hypothesis, truncation('OnlyFirst'))[0]
+            input_ids.append(enc['ids'])
+            logits = model.run(enc['ids'], enc['type_ids'])
+            rows.append(logits)
+            all_logits.append([f32(x) for x in logits])
+        scores = zeroshot_scores(np.stack(rows), case['multi_label'], entailment_id, contradiction_id)
+        if not gaps_ok(list(scores), PROB_MARGIN):
+            raise Rejected('score near-tie')
+        top = sorted(range(len(scores)), key=lambda i: -scores[i])  # no ties within 2e-5 (checked)
+        outputs.append({'sequence': sequence, 'labels': [labels_[i] for i in top],
+                        'scores': [f32(scores[i]) for i in top]})
+    output = outputs if isinstance(case['sequence'], list) else outputs[0]
+    return {'input_ids': input_ids, 'logits': all_logits, 'output': output}
+
+
+def zeroshot_sequence(rng, long=False):
+    if long:  # over 128 tokens with any hypothesis: the premise is cut (ONLY_FIRST)
+        return corpus_words(rng, 110 + int(rng.random() * 150)) + ' ' + mixed_text(rng, 1 + int(rng.random() * 4),
+                                                                                  literals=False)
+    r = rng.random()
+    if r < 0.5:
+        text = corpus_lines(rng, 1 + int(rng.random() * 2))
+    elif r < 0.8:
+        text = mixed_text(rng, 2 + int(rng.random() * 10), literals=False)
+    else:
+        text = mixed_text(rng, 1 + int(rng.random() * 4), literals=False, exotic=2.0)
+    text = text[:400]
+    return text if text.strip() else 'an empty line'
+
+
+def zeroshot_case(rng, task, index, slot=None):
+    """Fixed kinds for the first 12 accepted cases (slot: the number accepted so far, so a rejected candidate is
+    replaced by one of the same kind and every feature occurs in every directory), then seeded random ones."""
+    n = 2 + int(rng.random() * 6)
+    start = int(rng.random() * len(TOPICS))
+    candidates = [TOPICS[(start + 7 * k) % len(TOPICS)] for k in range(n)]  # distinct (7 is prime to 40)
+    sequence = zeroshot_sequence(rng)
+    template = DEFAULT_TEMPLATE if rng.random() < 0.7 else pick(rng, TEMPLATES)
+    multi_label = rng.random() < 0.4
+    labels_arg = candidates if rng.random() < 0.75 else ', '.join(candidates)
+    kind = slot if slot is not None else index
+    kind = kind if kind < 12 else -1
+    if kind == 0:    # a single candidate: scored per candidate even though multi_label is false
+        labels_arg, multi_label, template = [candidates[0]], False, DEFAULT_TEMPLATE
+    elif kind == 1:  # a single candidate given as a string without a comma
+        labels_arg, multi_label = candidates[1], False
+    elif kind in (2, 3):  # long premise, cut ONLY_FIRST
+        sequence = zeroshot_sequence(rng, long=True)
+        multi_label = kind == 3
+    elif kind == 4:  # the comma string with spaces and an empty item
+        labels_arg = ' ' + candidates[0] + ' ,' + ' , '.join(candidates[1:3]) + ',, ' + candidates[-1] + ' ,'
+    elif kind == 5:
+        template, multi_label = 'The topic is {}.', False
+    elif kind == 6:
+        template, multi_label = 'Dieses Beispiel handelt von {}.', True
+    elif kind == 7:  # several sequences at once: one result per sequence
+        sequence = [zeroshot_sequence(rng) for _ in range(3)]
+        multi_label = False
+    elif kind == 8:
+        sequence = [zeroshot_sequence(rng), zeroshot_sequence(rng, long=True)]
+        multi_label = True
+    elif kind == 9:  # a list of one sequence: a list of one result
+        sequence = [sequence]
+    elif kind == 10:  # many candidates
+        labels_arg = [TOPICS[(start + 3 * k) % len(TOPICS)] for k in range(12)]
+        multi_label = False
+    elif kind == 11:
+        template, multi_label = 'この文章は{}についてです。', False
+    elif rng.random() < 0.08:
+        sequence = zeroshot_sequence(rng, long=True)
+    return {'sequence': sequence, 'candidate_labels': labels_arg, 'hypothesis_template': template,
+            'multi_label': multi_label}
+
+
+def zeroshot_self_checks(tok, models):
+    """The zero-shot pieces checked a second way: the label parsing, the columns each label2id gives, the ONLY_FIRST
+    pair encoding against its parts, the float32 NLI logits, and a literal numpy float32 transcription of
+    postprocess (no max shift, argsort reversed) against the float64 reference above."""
+    check(parse_candidate_labels(' a , b,, c ,') == ['a', 'b', 'c'], 'label parsing')
+    check(parse_candidate_labels('solo') == ['solo'], 'label parsing of one label')
+    worst_logit, worst_score, pairs = 0.0, 0.0, 0
+    for (family, task), model in models.items():
+        if not task.startswith('zeroshot'):
+            continue
+        entailment_id, contradiction_id = nli_columns(model.config)
+        n_labels = len(model.config['id2label'])
+        want = NLI_COLUMNS[(task, family)]
+        check((entailment_id, contradiction_id % n_labels) == want,
+              '%s-%s: columns %s, expected %s' % (task, family, (entailment_id, contradiction_id), want))
+        w32 = {k.replace('roberta.', 'bert.', 1): v.float() for k, v in model.w.items()}
+        if family == 'roberta':
+            w32['bert.embeddings.position_embeddings.weight'] = w32['bert.embeddings.position_embeddings.weight'][2:]
+        for index in range(12):
+            case = zeroshot_case(random.Random('zeroshot-selfcheck-%s-%d' % (task, index)), task, index)
+            sequences = case['sequence'] if isinstance(case['sequence'], list) else [case['sequence']]
+            for sequence in sequences:
+                rows32, rows64 = [], []
+                for hypothesis in zeroshot_hypotheses(case):
+                    enc = tok.encode(family, sequence, hypothesis, truncation('OnlyFirst'))[0]
+                    whole = tok.encode(family, sequence, hypothesis, None)[0]
+                    second = [i for i, s in zip(enc['ids'], enc['sequence_ids']) if s == 1]
+                    first = [i for i, s in zip(enc['ids'], enc['sequence_ids']) if s == 0]
+                    check(second == [i for i, s in zip(whole['ids'], whole['sequence_ids']) if s == 1],
+                          'ONLY_FIRST changed the hypothesis')
+                    check(first == [i for i, s in zip(whole['ids'], whole['sequence_ids']) if s == 0][:len(first)],
+                          'ONLY_FIRST premise is not a prefix')
+                    check(len(enc['ids']) == min(len(whole['ids']), MODEL_MAX_LENGTH), 'ONLY_FIRST length')
+                    ids = torch.tensor([enc['ids']])
+                    types = torch.tensor([enc['type_ids'] if family == 'bert' else [0] * len(enc['ids'])])
+                    with torch.no_grad():
+                        hidden, _ = make_fixtures.forward(w32, model.config, ids, types, torch.ones_like(ids),
+                                                          pooler=False)
+                        lin = lambda x, p: x @ w32[p + '.weight'].T + w32[p + '.bias']
+                        if family == 'bert':
+                            got = lin(torch.tanh(lin(hidden[:, 0], 'bert.pooler.dense')), 'classifier')[0]
+                        else:
+                            got = lin(torch.tanh(lin(hidden[:, 0], 'classifier.dense')), 'classifier.out_proj')[0]
+                    logits = model.run(enc['ids'], enc['type_ids'])
+                    diff = np.abs(got.double().numpy() - logits).max()
+                    check(diff < 1e-4, '%s-%s: float32 forward differs by %g' % (task, family, diff))
+                    worst_logit = max(worst_logit, diff)
+                    rows32.append(got.numpy().astype(np.float32))
+                    rows64.append(logits)
+                    pairs += 1
+                # transformers' postprocess, literally, on float32 logits
+                reshaped = np.stack(rows32)[None]
+                n = reshaped.shape[1]
+                if case['multi_label'] or n == 1:
+                    entail_contr = reshaped[..., [contradiction_id, entailment_id]]
+                    s32 = (np.exp(entail_contr) / np.exp(entail_contr).sum(-1, keepdims=True))[..., 1]
+                else:
+                    entail = reshaped[..., entailment_id]
+                    s32 = np.exp(entail) / np.exp(entail).sum(-1, keepdims=True)
+                top = list(reversed(s32[0].argsort()))
+                s64 = zeroshot_scores(np.stack(rows64), case['multi_label'], entailment_id, contradiction_id)
+                if gaps_ok(list(s64), PROB_MARGIN):
+                    check(top == sorted(range(n), key=lambda i: -s64[i]), '%s-%s: order differs' % (task, family))
+                worst_score = max(worst_score, float(np.abs(s32[0].astype(np.float64) - s64).max()))
+    check(worst_score < 1e-5, 'zero-shot float32 postprocess differs by %g' % worst_score)
+    return ['zero-shot: label parsing, entailment/contradiction columns of the 4 label2id orders, ONLY_FIRST pairs '
+            '(hypothesis whole, premise a prefix, 128 tokens at most) on %d pairs; independent float32 forward '
+            'within %.1e of the logits, numpy float32 postprocess (transformers\' code) within %.1e of the scores, '
+            'same order' % (pairs, worst_logit, worst_score)]
 
 
 # ---------------------------------------------------------------------------------------------------- main
@@ -918,17 +1150,21 @@ def self_checks(tok, models):
 README = r'''# Pipeline fixtures
 
 Reference inputs and outputs for vectorbert's task pipelines: transformers' `text-classification`,
-`token-classification` ("ner") and `question-answering` pipelines, and reranking as sentence-transformers'
-CrossEncoder and TEI's `/rerank` do it, on tiny random BERT and RoBERTa models with real tokenizers. Written by
-`tools/torch-reference/make_pipeline_fixtures.py` (with `tokenize-cases.mjs` beside it) without transformers and
-without vectorbert: Hugging Face's tokenizers library (Node binding 0.23.2) tokenizes, make_family_fixtures.py's
-plain-torch forward computes the logits (float64), and the pipelines' post-processing is written in the script from
-the transformers sources (text_classification.py / token_classification.py of 4.5x, question_answering.py of 4.53),
-following `/work/shared/reference/tasks-and-apis.md` sections 1a, 1b, 1c, 2, 3 and 7. Regenerate (the same bytes on
-every run; the whole directory, this file included, is rewritten):
+`token-classification` ("ner"), `question-answering` and `zero-shot-classification` pipelines, and reranking as
+sentence-transformers' CrossEncoder and TEI's `/rerank` do it, on tiny random BERT and RoBERTa models with real
+tokenizers. Written by `tools/torch-reference/make_pipeline_fixtures.py` (with `tokenize-cases.mjs` beside it)
+without transformers and without vectorbert: Hugging Face's tokenizers library (Node binding 0.23.2) tokenizes,
+make_family_fixtures.py's plain-torch forward computes the logits (float64), and the pipelines' post-processing is
+written in the script from the transformers sources (text_classification.py / token_classification.py of 4.5x,
+question_answering.py of 4.53, zero_shot_classification.py of transformers main (v5)), following
+`/work/shared/reference/tasks-and-apis.md` sections 1a, 1b, 1c, 2, 3 and 7. Regenerate (the same bytes on every run;
+the whole directory, this file included, is rewritten):
 
     cd tools/tokenizer-reference && npm ci && cd ../..
     nice -n 19 /usr/bin/python3 tools/torch-reference/make_pipeline_fixtures.py
+
+The tasks are generated in a fixed order with seeds from their position (the zero-shot directories were appended
+last, so adding them left every earlier file byte for byte as it was); a new task must be appended the same way.
 
 ## Files
 
@@ -956,6 +1192,20 @@ encoder shard `model-00001-of-00002.safetensors`).
 | `rerank-bert`, `rerank-roberta` | Bert/RobertaForSequenceClassification | one label LABEL_0, no `problem_type` (cross-encoder shape) | as seqcls |
 | `ner-bert`, `ner-roberta` | Bert/RobertaForTokenClassification | O, B-PER, I-PER, B-LOC, I-LOC, B-MISC, I-MISC | `classifier.*` |
 | `qa-bert`, `qa-roberta` | Bert/RobertaForQuestionAnswering | (start, end) | `qa_outputs.*` (row 0 start, row 1 end) |
+| `zeroshot-bert` | BertForSequenceClassification (NLI) | entailment, neutral, contradiction (MoritzLaurer's DeBERTa NLI order); no `problem_type` | as seqcls |
+| `zeroshot-roberta` | RobertaForSequenceClassification (NLI) | CONTRADICTION, NEUTRAL, ENTAILMENT (roberta-large-mnli's order) | as seqcls |
+| `zeroshot-middle-bert` | BertForSequenceClassification (NLI) | neutral, entailment, contradiction (entailment in the middle) | as seqcls |
+| `zeroshot-binary-bert` | BertForSequenceClassification (NLI) | entailment, not_entailment | as seqcls |
+
+The zero-shot pipeline reads only `label2id` (written with sorted keys, like every JSON file here, which does not
+matter: exactly one label of each starts with "entail"). The columns it derives, which a test should assert too:
+
+| directory | entailment_id | contradiction column (multi_label / one candidate) |
+|---|---|---|
+| `zeroshot-bert` | 0 | -1, i.e. 2 (contradiction) |
+| `zeroshot-roberta` | 2 | 0 (CONTRADICTION) |
+| `zeroshot-middle-bert` | 1 | 0, which is **neutral**: the pipeline never looks the contradiction label up by name |
+| `zeroshot-binary-bert` | 0 | -1, i.e. 1 (not_entailment) |
 
 Encoders: hidden 16, 2 layers, 2 heads, intermediate 32, `hidden_act` gelu (erf). BERT: `max_position_embeddings`
 128, `type_vocab_size` 2, `layer_norm_eps` 1e-12, pad 0. RoBERTa: `max_position_embeddings` 130 (positions start at
@@ -969,23 +1219,27 @@ eos 2. Both take at most 128 tokens, which is `model_max_length` in every `token
   a task and family, then every tensor rounded to float16 (nearest, ties to even) and stored as F16.
 - Calibrated heads: a random head on a random encoder hardly depends on the input (one label would win ~90% of the
   time), so each output of the head's last linear layer (`classifier`, `classifier.out_proj`, `qa_outputs`) is
-  standardised over 200 seeded calibration inputs drawn like the task's cases: row j of the weight divided by the
-  standard deviation of logit j, bias j shifted by its mean and divided likewise, before the float16 rounding. For
-  NER, O's bias then gets the offset that makes O the argmax of half of the calibration tokens (about half of the
-  fixture tokens are not O), so every label occurs and O still splits groups.
+  standardised over 200 seeded calibration inputs drawn like the task's cases (for zero-shot: up to 4 (premise,
+  hypothesis) pairs of each of 200 seeded cases): row j of the weight divided by the standard deviation of logit j,
+  bias j shifted by its mean and divided likewise, before the float16 rounding. For NER, O's bias then gets the
+  offset that makes O the argmax of half of the calibration tokens (about half of the fixture tokens are not O), so
+  every label occurs and O still splits groups.
 - The reference is computed in float64 from exactly the float16 values (make_family_fixtures.encoder and
   heads_forward), then every logit and score is rounded to float32 and written with Python's repr of that float (so
   `Float.parseFloat` gives back that float32 exactly; as a double it is the float32's exact value). The only
   exception: a QA answer whose text several spans produced has the Python-float sum of their float32 span scores, as
-  the pipeline computes it. An independent float32 forward (make_fixtures.forward; RoBERTa through it with its
+  the pipeline computes it. Zero-shot scores are the float32 of a float64 max-shifted softmax of the float64
+  logits; the pipeline itself casts the logits to float32 (`.float().numpy()`) and takes `np.exp(x) / sum` in
+  float32 without a max shift (a self-check runs exactly that code on float32 logits: within ~1e-6 of the fixture
+  scores, same order). An independent float32 forward (make_fixtures.forward; RoBERTa through it with its
   position table shifted by 2) lands within a few 1e-6 of the logits (see the summary at the end).
 - `config.json` says `"torch_dtype": "float32"`: the stored values are float16 but the model is meant to run in
   float32, as transformers 4.x does by default and 5.x does with `dtype="auto"` reading this config.
 - No decision is left to float32 noise: a candidate case is dropped (and the next seeded one taken) when any argmax,
   sort order, top-k cut, word aggregation or overlap tie-break in it has a margin below 2e-5 (probabilities,
   sigmoid/softmax scores), 1e-5 (raw logits) or 1e-4 relative (QA span and answer scores). So every label, order,
-  index, word, start, end and answer must match exactly; compare scores and logits with a tolerance (abs 1e-5 plus
-  rel 1e-4 is ample). Exact ties are left only where two rerank documents tokenize identically.
+  index, word, start, end, answer and zero-shot label order must match exactly; compare scores and logits with a
+  tolerance (abs 1e-5 plus rel 1e-4 is ample). Exact ties are left only where two rerank documents tokenize identically.
 
 ## Tokenization
 
@@ -993,6 +1247,9 @@ eos 2. Both take at most 128 tokens, which is `model_max_length` in every `token
   the call's arguments, so the `truncation` (128, LongestFirst) and `padding` (Fixed 128) sections of the
   all-MiniLM-L6-v2 tokenizer.json never apply; nothing is padded (batches of one; padding changes no unpadded
   position's value) and only what a pipeline asks for is truncated, always on the right.
+- Zero-shot pairs are truncated ONLY_FIRST at 128 (the premise cut on the right, the hypothesis never); built the
+  same way (the premise encoded alone, `Encoding.truncate` to `128 - specials - len(hypothesis)`, `postProcess`) and
+  checked against the library's own ONLY_FIRST encode.
 - Offsets, `start` and `end` are character offsets into the Python string: Unicode code points (not UTF-16 units, not
   bytes). The Node binding returns code-point offsets like the Python binding (checked on `a😀 bé 東京 x` at every run),
   so no conversion was needed; a Java test must convert with `codePointCount` / `offsetByCodePoints` for texts with
@@ -1127,6 +1384,47 @@ Keys are listed in file order. A key absent from `kwargs` was not passed; `null`
   argpartition takes zero-score spans in an order it does not define.
 - The pipeline is gone from transformers 5.3 (PR #43325); these are 4.53 / 5.2 semantics.
 
+### zeroshot-bert, zeroshot-roberta, zeroshot-middle-bert, zeroshot-binary-bert: zero-shot-classification
+
+    {"id": 0, "sequence": "..." | ["...", ...], "candidate_labels": ["...", ...] | "a, b,, c",
+     "hypothesis_template": "This example is {}.", "multi_label": false,
+     "input_ids": [[...], ...], "logits": [[l0, l1, l2], ...],
+     "output": {"sequence", "labels", "scores"} | [{...}, ...]}
+
+- `output` is `pipeline("zero-shot-classification")(sequence, candidate_labels=candidate_labels,
+  hypothesis_template=hypothesis_template, multi_label=multi_label)` (zero_shot_classification.py). Both keyword
+  arguments are always stored; `hypothesis_template` is mostly the default `"This example is {}."` (passing it equals
+  not passing it), sometimes a custom one (`"The topic is {}."`, `"{}"`, German, French, Japanese, ...);
+  `multi_label: false` is the default.
+- `candidate_labels`: a list (used as it is, not stripped), or a string split on `","` with each label stripped and
+  empty ones dropped (`" law ,poetry , café,, music ,"` -> `["law", "poetry", "café", "music"]`; a string without a
+  comma is one label). The parsed labels keep their order and are distinct in every case.
+- `sequence`: a string gives one result dict; a list gives a list of result dicts, one per sequence, in order (the
+  pipeline runs each sequence through preprocess/forward/postprocess on its own). A couple of cases a directory have a
+  list of 2 or 3 sequences, one a list of one sequence. Sequences are never empty (`""` raises ValueError in the
+  argument handler, as does an empty label list).
+- Pairs: for each sequence (in order) and each parsed label (in order), the pair (sequence,
+  `hypothesis_template.format(label)`) is tokenized alone (special tokens, BERT token types 0 then 1, no padding)
+  with truncation ONLY_FIRST at `model_max_length` 128: when the pair is longer, tokens are cut from the end of the
+  premise only. `input_ids` and `logits` list the pairs in that order (sequence-major: `len(sequences) *
+  len(labels)` rows); `logits` are the raw logits of each pair (3 columns; 2 for `zeroshot-binary-bert`). A few
+  cases a directory have a premise long enough to be cut (their pairs are 128 tokens).
+- entailment_id = the id of the first label in `label2id` order whose lower case starts with `"entail"` (-1 if
+  none); contradiction_id = -1 (numpy: the last column) if entailment_id == 0, else 0 -- by position, not by name
+  (see the table above: column 0 is `neutral` in `zeroshot-middle-bert`).
+- Scores, per sequence over its candidates: if `multi_label` is true **or there is exactly one candidate**, each
+  candidate's softmax over its own `logits[[contradiction_id, entailment_id]]`, score = the entailment probability
+  (so single-candidate cases with `multi_label: false` are scored this way, and the scores of a multi-label result
+  need not sum to 1); otherwise the softmax of the candidates' entailment logits across the candidates (sums to 1).
+- `labels` / `scores`: sorted by `list(reversed(scores.argsort()))`, i.e. descending score. Ties: numpy's default
+  argsort (`kind="quicksort"`) is not stable in general. numpy 1.24's generic code insertion-sorts small arrays, so
+  equal scores come out in ascending index order and the reversal puts the **later** candidate first
+  (`[0.3, 0.5, 0.5, 0.2, 0.5]` -> indexes 4, 2, 1, 0, 3: the opposite of a stable descending sort); newer numpy
+  dispatches argsort to SIMD sorts (x86-simd-sort, AVX-512 / AVX2) whose order among equal keys is not defined. So
+  no case has two scores within 2e-5 (checked; a candidate case with a near-tie would be dropped and the next seeded
+  one taken): the order is well defined and robust to float32.
+- `output.sequence` is the input sequence unchanged.
+
 ## Summary of the last generation
 
 ```
@@ -1136,7 +1434,9 @@ Keys are listed in file order. A key absent from `kwargs` was not passed; `null`
 
 
 RUNNERS = {'seqcls': (seqcls_case, text_classification), 'multilabel': (seqcls_case, text_classification),
-           'rerank': (rerank_case, rerank), 'ner': (ner_case, ner_run), 'qa': (qa_case, question_answering)}
+           'rerank': (rerank_case, rerank), 'ner': (ner_case, ner_run), 'qa': (qa_case, question_answering),
+           'zeroshot': (zeroshot_case, zeroshot), 'zeroshot-middle': (zeroshot_case, zeroshot),
+           'zeroshot-binary': (zeroshot_case, zeroshot)}
 
 
 def make_cases(model, tok, task, count):
@@ -1144,7 +1444,7 @@ def make_cases(model, tok, task, count):
     lines, rejected, index = [], {}, 0
     while len(lines) < count:
         rng = random.Random('%s-%s-%d' % (task, model.family, index))
-        case = make(rng, task, index)
+        case = make(rng, task, index, slot=len(lines)) if task.startswith('zeroshot') else make(rng, task, index)
         index += 1
         try:
             result = run(model, tok, case)
@@ -1216,7 +1516,17 @@ def main():
             tokens = sum(len(line['outputs']['none']) for line in plain)
             total = sum(line['n_tokens'][0] - 2 for line in plain)
             stats = ', %d of %d tokens not O (without stride)' % (tokens, total)
-        summary.append('%-16s %d cases (%d candidates rejected: %s)%s' % (
+        if task.startswith('zeroshot'):
+            lengths = [len(ids) for line in lines for ids in line['input_ids']]
+            stats = (', %d pairs (%d at the 128-token limit: premise cut), %d multi_label, %d with one candidate, '
+                     '%d with several sequences, %d with the comma string, %d with a custom template') % (
+                        len(lengths), sum(1 for n in lengths if n == MODEL_MAX_LENGTH),
+                        sum(1 for line in lines if line['multi_label']),
+                        sum(1 for line in lines if len(parse_candidate_labels(line['candidate_labels'])) == 1),
+                        sum(1 for line in lines if isinstance(line['sequence'], list) and len(line['sequence']) > 1),
+                        sum(1 for line in lines if isinstance(line['candidate_labels'], str)),
+                        sum(1 for line in lines if line['hypothesis_template'] != DEFAULT_TEMPLATE))
+        summary.append('%-20s %d cases (%d candidates rejected: %s)%s' % (
             task + '-' + family, len(lines), sum(rejected.values()),
             ', '.join('%s %d' % kv for kv in sorted(rejected.items())), stats))
     tok.close()

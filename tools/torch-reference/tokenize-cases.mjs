@@ -4,7 +4,8 @@
 //
 //   {"op": "load", "name": "bert", "file": "/path/tokenizer.json"}            -> {"ok": true}
 //   {"op": "encode", "name": "bert", "text": "...", "pair": null | "...",
-//    "truncation": null | {"max_length": 128, "strategy": "LongestFirst" | "OnlySecond", "stride": 0},
+//    "truncation": null | {"max_length": 128, "strategy": "LongestFirst" | "OnlySecond" | "OnlyFirst",
+//                          "stride": 0},
 //    "word_chars": false}                                                      -> {"encodings": [main, ...overflowing]}
 //                                                                                 or {"error": "..."}
 //   {"op": "decode", "name": "bert", "tokens": ["##a", ...]}                   -> {"text": "..."}  (decoder.decode)
@@ -27,7 +28,7 @@
 // every window goes through the real tokenizer's postProcess (special tokens, type ids, sequence ids, RoBERTa's
 // offset trimming). A request with nothing to cut is a plain encode; otherwise the first window must equal the first
 // window of the library's own truncating encode (the early exit only loses overflow), else the answer is an error. Only LongestFirst (a single sequence, or a pair with stride 0: no windows are
-// used) and OnlySecond truncation are supported.
+// used), OnlySecond and OnlyFirst (a pair with stride 0: zero-shot classification) truncation are supported.
 // The library aborts the process (a Rust panic) when a stride is not below the truncated sequence's share of
 // max_length; such requests are refused here with an error instead, and so are too-short second sequences.
 import fs from 'node:fs';
@@ -100,6 +101,12 @@ async function encode(req) {
     if (trunc.stride >= share) return { error: `stride ${trunc.stride} >= share ${share}` };
     b.truncate(share, trunc.stride, 'right');
     windows = [b, ...b.getOverflowing()].map((w) => real.postProcess(a, w, true));
+  } else if (b !== null && trunc.strategy === 'OnlyFirst' && trunc.stride === 0) {
+    // the zero-shot pipeline's ONLY_FIRST: the premise is cut, the hypothesis kept whole (no windows used)
+    const share = trunc.max_length - specials - b.getLength();
+    if (share <= 0) return { error: 'first sequence too short to be truncated' };
+    a.truncate(share, 0, 'right');
+    windows = [real.postProcess(a, b, true)];
   } else if (b !== null && trunc.strategy === 'LongestFirst' && trunc.stride === 0) {
     // tokenizers' truncate_encodings, LongestFirst with a pair (max_length less the special tokens)
     const max = trunc.max_length - specials;
