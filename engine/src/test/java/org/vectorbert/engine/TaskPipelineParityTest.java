@@ -71,6 +71,71 @@ class TaskPipelineParityTest {
         assertEquals(expected, actual, 1e-5 + 1e-4 * Math.abs(expected), what);
     }
 
+    /** transformers' zero-shot-classification pipeline on NLI heads whose entailment label is first, last, in the middle, or one of two. */
+    @ParameterizedTest
+    @ValueSource(strings = {"zeroshot-bert", "zeroshot-roberta", "zeroshot-middle-bert", "zeroshot-binary-bert"})
+    void zeroShotClassificationMatchesThePipeline(String name) throws IOException {
+        int dash = name.lastIndexOf('-');
+        String task = name.substring(0, dash);
+        String family = name.substring(dash + 1);
+        ZeroShotClassifier zeroShot = ZeroShotClassifier.load(model(task, family).toString());
+        List<JsonNode> cases = cases(task, family);
+        assertEquals(40, cases.size());
+        for (JsonNode c : cases) {
+            String where = name + " #" + c.get("id").asInt();
+            List<String> sequences = new ArrayList<>();
+            if (c.get("sequence").isTextual()) {
+                sequences.add(c.get("sequence").asText());
+            } else {
+                c.get("sequence").forEach(t -> sequences.add(t.asText()));
+            }
+            JsonNode given = c.get("candidate_labels");
+            List<String> labels = new ArrayList<>();
+            if (given.isTextual()) {
+                labels.addAll(ZeroShotClassifier.parseLabels(given.asText()));
+            } else {
+                given.forEach(l -> labels.add(l.asText()));
+            }
+            String template = c.get("hypothesis_template").asText();
+            // The pairs as the pipeline tokenized them: the sequence cut first, the hypothesis whole.
+            List<String> premises = new ArrayList<>();
+            List<String> hypotheses = new ArrayList<>();
+            for (String s : sequences) {
+                for (String l : labels) {
+                    premises.add(s);
+                    hypotheses.add(ZeroShotClassifier.hypothesis(template, l));
+                }
+            }
+            List<org.vectorbert.tokenizer.Encoding> encodings = zeroShot.classifier().encode(premises, hypotheses,
+                    org.vectorbert.tokenizer.Truncation.ONLY_FIRST);
+            for (int i = 0; i < encodings.size(); i++) {
+                int[] want = new int[c.get("input_ids").get(i).size()];
+                for (int t = 0; t < want.length; t++) {
+                    want[t] = c.get("input_ids").get(i).get(t).asInt();
+                }
+                org.junit.jupiter.api.Assertions.assertArrayEquals(want, encodings.get(i).ids(), where + " pair " + i);
+            }
+            List<ZeroShotClassifier.Result> results = zeroShot.classify(sequences, labels, template, c.get("multi_label").asBoolean());
+            JsonNode output = c.get("output");
+            List<JsonNode> want = new ArrayList<>();
+            if (output.isArray()) {
+                output.forEach(want::add);
+            } else {
+                want.add(output);
+            }
+            assertEquals(want.size(), results.size(), where);
+            for (int s = 0; s < want.size(); s++) {
+                assertEquals(want.get(s).get("sequence").asText(), results.get(s).sequence(), where);
+                List<TextClassifier.Label> got = results.get(s).labels();
+                assertEquals(want.get(s).get("labels").size(), got.size(), where);
+                for (int k = 0; k < got.size(); k++) {
+                    assertEquals(want.get(s).get("labels").get(k).asText(), got.get(k).label(), where + " sequence " + s + " rank " + k);
+                    assertScore(want.get(s).get("scores").get(k).asDouble(), got.get(k).score(), where + " score " + k);
+                }
+            }
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"seqcls-bert", "seqcls-roberta", "multilabel-bert"})
     void textClassificationMatchesThePipeline(String name) throws IOException {
