@@ -77,7 +77,7 @@ class TestLanesTest {
         }
         assertTrue(testRoots.size() >= 10, "found only " + testRoots);
         List<String> problems = new ArrayList<>();
-        int tests = 0;
+        long tests = 0;
         for (Path testRoot : testRoots) {
             Map<String, String> sources = new TreeMap<>();
             try (Stream<Path> files = Files.walk(testRoot)) {
