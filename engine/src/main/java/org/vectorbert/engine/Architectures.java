@@ -20,7 +20,8 @@ final class Architectures {
      *
      * @param name       for messages
      * @param modelTypes the {@code model_type} values it runs
-     * @param hubClasses the classes of code on the hub ({@code auto_map}) it implements natively, by class name
+     * @param hubClasses the classes of code on the hub it implements natively, as {@code auto_map} names them
+     *                   ("repo--module.Class": one class name can stand for different code in two repositories)
      * @param loader     opens a model directory of it at a precision
      * @param inspector  reads what a model directory of it holds, without loading it
      */
@@ -70,7 +71,7 @@ final class Architectures {
         List<String> remote = hubModelClasses(config);
         if (!remote.isEmpty()) {
             for (Architecture a : ALL) {
-                if (remote.stream().anyMatch(c -> a.hubClasses().contains(c.substring(c.lastIndexOf('.') + 1)))) {
+                if (remote.stream().anyMatch(a.hubClasses()::contains)) {
                     return a;
                 }
             }
