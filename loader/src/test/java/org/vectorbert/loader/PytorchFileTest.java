@@ -81,9 +81,10 @@ class PytorchFileTest {
         }
     }
 
-    @Test
-    void theLayoutTorch2WritesReadsAlike() {
-        try (PytorchFile newer = PytorchFile.open(DIR.resolve("torch2-layout.bin"));
+    @ParameterizedTest
+    @ValueSource(strings = {"torch2-layout", "zip64"})
+    void theLayoutTorch2WritesAndZip64FieldsReadAlike(String name) {
+        try (PytorchFile newer = PytorchFile.open(DIR.resolve(name + ".bin"));
                 SafetensorsFile twin = SafetensorsFile.open(DIR.resolve("shared-f32.safetensors"))) {
             assertSameTensors(twin.tensors(), newer.tensors());
         }
