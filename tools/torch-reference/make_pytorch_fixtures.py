@@ -146,6 +146,17 @@ def main():
     save(dtypes, 'dtypes.bin')
     write_safetensors(os.path.join(OUT, 'dtypes.safetensors'), dtypes)
 
+    # the rest of what torch 1.13 writes: over 256 memo entries (LONG_BINPUT, LONG_BINGET), sizes past one byte
+    # (BININT2), two bytes (BININT) and four (LONG1), three dimensions (TUPLE3), and nn.Parameter (_rebuild_parameter)
+    opcodes = collections.OrderedDict(('layer.%d' % i, torch.randn(2, generator=g)) for i in range(40))
+    opcodes['wide'] = torch.zeros(0, 300)
+    opcodes['wider'] = torch.zeros(70000, 0)
+    opcodes['widest'] = torch.zeros(0, 2 ** 40)
+    opcodes['cube'] = torch.randn(2, 1, 3, generator=g)
+    opcodes['parameter'] = torch.nn.Parameter(torch.randn(3, generator=g))
+    save(opcodes, 'opcodes.bin')
+    write_safetensors(os.path.join(OUT, 'opcodes.safetensors'), opcodes)
+
     # a model directory with only pytorch_model.bin, and one with two shards and their index
     config = json.dumps({'model_type': 'bert'}) + '\n'
     single = os.path.join(OUT, 'single')

@@ -47,7 +47,7 @@ class PytorchFileTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"shared-f32", "dtypes"})
+    @ValueSource(strings = {"shared-f32", "dtypes", "opcodes"})
     void everyTensorEqualsItsSafetensorsTwin(String name) {
         try (PytorchFile torch = PytorchFile.open(DIR.resolve(name + ".bin"));
                 SafetensorsFile twin = SafetensorsFile.open(DIR.resolve(name + ".safetensors"))) {
