@@ -43,12 +43,20 @@ final class TorchPickle {
     private static final String REBUILD_TENSOR = "torch._utils._rebuild_tensor_v2";
     private static final String REBUILD_PARAMETER = "torch._utils._rebuild_parameter";
 
+    // Bounds far past any state dict (names of a few hundred bytes, SETITEMS batched by 1,000, a few memo entries and
+    // dict entries per tensor), so that a hostile pickle of many small opcodes cannot fill the heap.
+    private static final int MAX_TEXT = 1 << 20;
+    private static final int MAX_STACK = 1 << 20;
+    private static final int MAX_MEMO = 1 << 22;
+    private static final int MAX_HELD = 1 << 22;
+
     private final MemorySegment bytes;
     private final String where;
     private final List<Object> stack = new ArrayList<>();
     private final List<Integer> marks = new ArrayList<>();
     private final Map<Long, Object> memo = new HashMap<>();
     private long pos;
+    private long held; // elements added to lists and dicts, all told
 
     private TorchPickle(MemorySegment bytes, String where) {
         this.bytes = bytes;
@@ -82,7 +90,12 @@ final class TorchPickle {
                 case '}' -> push(new LinkedHashMap<String, Object>()); // EMPTY_DICT
                 case ')' -> push(new Tuple(List.of())); // EMPTY_TUPLE
                 case ']' -> push(new ArrayList<>()); // EMPTY_LIST
-                case '(' -> marks.add(stack.size()); // MARK
+                case '(' -> { // MARK
+                    if (marks.size() >= MAX_STACK) {
+                        throw bad("more than " + MAX_STACK + " nested MARKs");
+                    }
+                    marks.add(stack.size());
+                }
                 case 't' -> push(new Tuple(List.copyOf(popMark()))); // TUPLE
                 case 0x85 -> push(new Tuple(List.of(pop()))); // TUPLE1
                 case 0x86 -> { // TUPLE2
@@ -105,9 +118,9 @@ final class TorchPickle {
                 case 0x89 -> push(Boolean.FALSE); // NEWFALSE
                 case 'N' -> push(NONE); // NONE
                 case 'c' -> push(global(line(), line())); // GLOBAL
-                case 'q' -> memo.put((long) u8(), peek()); // BINPUT
-                case 'r' -> memo.put(Integer.toUnsignedLong(take(4).get(I32, 0)), peek()); // LONG_BINPUT
-                case 0x94 -> memo.put((long) memo.size(), peek()); // MEMOIZE
+                case 'q' -> memoPut(u8()); // BINPUT
+                case 'r' -> memoPut(Integer.toUnsignedLong(take(4).get(I32, 0))); // LONG_BINPUT
+                case 0x94 -> memoPut(memo.size()); // MEMOIZE
                 case 'h' -> push(memoGet(u8())); // BINGET
                 case 'j' -> push(memoGet(Integer.toUnsignedLong(take(4).get(I32, 0)))); // LONG_BINGET
                 case 'R' -> { // REDUCE
@@ -133,10 +146,12 @@ final class TorchPickle {
                 case 'a' -> { // APPEND
                     Object value = pop();
                     list(peek()).add(value);
+                    hold(1);
                 }
                 case 'e' -> { // APPENDS
                     List<Object> items = popMark();
                     list(peek()).addAll(items);
+                    hold(items.size());
                 }
                 case 'Q' -> push(storage(pop())); // BINPERSID
                 case '.' -> { // STOP
@@ -228,6 +243,14 @@ final class TorchPickle {
             throw bad("a dict key is " + kind(key) + ", not a string");
         }
         ((Map<String, Object>) dict).put(k, value);
+        hold(1);
+    }
+
+    private void hold(int n) {
+        held += n;
+        if (held > MAX_HELD) {
+            throw bad("more than " + MAX_HELD + " entries in its lists and dicts");
+        }
     }
 
     @SuppressWarnings("unchecked")
@@ -271,7 +294,18 @@ final class TorchPickle {
         return v;
     }
 
+    private void memoPut(long index) {
+        Object top = peek();
+        if (memo.size() >= MAX_MEMO && !memo.containsKey(index)) {
+            throw bad("more than " + MAX_MEMO + " memo entries");
+        }
+        memo.put(index, top);
+    }
+
     private String text(long length) {
+        if (length > MAX_TEXT) {
+            throw bad("a string of " + length + " bytes at byte " + pos + ", longer than any name in a state dict");
+        }
         return new String(take(length).toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8);
     }
 
@@ -300,6 +334,9 @@ final class TorchPickle {
     }
 
     private void push(Object o) {
+        if (stack.size() >= MAX_STACK) {
+            throw bad("more than " + MAX_STACK + " objects on the stack");
+        }
         stack.add(o);
     }
 

@@ -101,6 +101,44 @@ class PytorchFileTest {
         assertTrue(refusal(DIR.resolve("compressed-record.bin")).contains("record archive/data/0 is compressed (zip method 8)"));
     }
 
+    /** A zip holding {@code pickle} as archive/data.pkl, stored as torch stores it. */
+    private Path torchZip(String name, byte[] pickle) throws IOException {
+        Path file = tmp.resolve(name);
+        try (var zip = new java.util.zip.ZipOutputStream(Files.newOutputStream(file))) {
+            var entry = new java.util.zip.ZipEntry("archive/data.pkl");
+            var crc = new java.util.zip.CRC32();
+            crc.update(pickle);
+            entry.setMethod(java.util.zip.ZipEntry.STORED);
+            entry.setSize(pickle.length);
+            entry.setCrc(crc.getValue());
+            zip.putNextEntry(entry);
+            zip.write(pickle);
+            zip.closeEntry();
+        }
+        return file;
+    }
+
+    private static byte[] pickle(String opcodes) {
+        return opcodes.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+    }
+
+    @Test
+    void pickleOpcodesGlobalsAndIdsOutsideAStateDictAreRefusedByName() throws IOException {
+        assertTrue(refusal(torchZip("eval.bin", pickle("\u0080\u0002cbuiltins\neval\nX\u0001\u0000\u0000\u00001\u0085R.")))
+                .endsWith("(data.pkl): global builtins.eval is not allowed: only tensors, storages and OrderedDict are read, nothing is executed"));
+        assertTrue(refusal(torchZip("inst.bin", pickle("\u0080\u0002(ios\nsystem\n."))).contains("opcode 0x69 ('i') at byte 3 is not one"));
+        assertTrue(refusal(torchZip("pid.bin", pickle("\u0080\u0002X\u0001\u0000\u0000\u0000xQ."))).contains("a persistent id is not ('storage'"));
+        assertTrue(refusal(torchZip("list.bin", pickle("\u0080\u0002]."))).contains(" holds a list, not a dict of tensors"));
+        assertTrue(refusal(torchZip("value.bin", pickle("\u0080\u0002}X\u0001\u0000\u0000\u0000aK\u0001s.")))
+                .contains(": 'a' is an integer, not a tensor"));
+        assertTrue(refusal(torchZip("short.bin", pickle("\u0080\u0002}X\u00ff\u0000\u0000\u0000a"))).contains("the pickle ends inside"));
+        assertTrue(refusal(torchZip("long-name.bin", pickle("\u0080\u0002X\u0000\u0000\u0020\u0000" + "a".repeat(1 << 21) + ".")))
+                .contains("a string of 2097152 bytes"));
+        assertTrue(refusal(torchZip("marks.bin", pickle("\u0080\u0002" + "(".repeat((1 << 20) + 1) + "."))).contains("nested MARKs"));
+        String selfHolding = "\u0080\u0002]q\u0000h\u0000ah\u0000a}q\u0001h\u0000b.";
+        assertTrue(refusal(torchZip("self.bin", pickle(selfHolding))).contains("BUILD on a dict with a list state"));
+    }
+
     @Test
     void brokenFilesAreRefusedInOneLine() throws IOException {
         byte[] good = Files.readAllBytes(DIR.resolve("shared-f32.bin"));
