@@ -14,7 +14,7 @@ import org.vectorbert.common.Json;
 /**
  * A Hugging Face model directory of a BERT-family encoder opened for inference: its {@link Family}
  * (by config.json's model_type), its validated {@link BertConfig} and its weights, memory-mapped from {@code model.safetensors} or from the shards listed in
- * {@code model.safetensors.index.json}. Weights are found by their Hugging Face names whatever
+ * {@code model.safetensors.index.json}, or from PyTorch's {@code pytorch_model.bin} without those ({@link TensorFiles}). Weights are found by their Hugging Face names whatever
  * spelling the checkpoint uses (see {@link Family#spellings}), each checked against the shape
  * its reader expects. Tensors are views into the mapped files, valid until the checkpoint is closed.
  */

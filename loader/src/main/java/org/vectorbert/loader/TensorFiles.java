@@ -16,17 +16,18 @@ import org.vectorbert.common.Json;
 
 /**
  * A Hugging Face model directory's weights, memory-mapped from {@code model.safetensors} or from the shards listed in
- * {@code model.safetensors.index.json}, found by the names the files give them: the part of opening a checkpoint that no
+ * {@code model.safetensors.index.json} (without those, from {@code pytorch_model.bin} or its shards, read by
+ * {@link PytorchFile}), found by the names the files give them: the part of opening a checkpoint that no
  * architecture's naming enters. {@link BertCheckpoint} renames through a family on top of it; an architecture with names
  * of its own reads it directly. Tensors are views into the mapped files, valid until this is closed.
  */
 public final class TensorFiles implements WeightSource, AutoCloseable {
     private final Path directory;
     private final JsonNode configJson;
-    private final List<SafetensorsFile> files;
+    private final List<Opened> files;
     private final Map<String, Tensor> tensors;
 
-    private TensorFiles(Path directory, JsonNode configJson, List<SafetensorsFile> files, Map<String, Tensor> tensors) {
+    private TensorFiles(Path directory, JsonNode configJson, List<Opened> files, Map<String, Tensor> tensors) {
         this.directory = directory;
         this.configJson = configJson;
         this.files = files;
@@ -34,7 +35,7 @@ public final class TensorFiles implements WeightSource, AutoCloseable {
     }
 
     /**
-     * Opens a Hugging Face model directory: its config.json, and every safetensors file of the weights, mapped.
+     * Opens a Hugging Face model directory: its config.json, and every weight file (safetensors, else PyTorch), mapped.
      *
      * @param directory the model directory
      * @return the open files; close them to unmap
@@ -55,11 +56,11 @@ public final class TensorFiles implements WeightSource, AutoCloseable {
     /** Maps the weight files of {@code directory}, whose config.json has been read as {@code configJson}. */
     static TensorFiles open(Path directory, JsonNode configJson) {
         List<Path> paths = weightFiles(directory);
-        List<SafetensorsFile> files = new ArrayList<>();
+        List<Opened> files = new ArrayList<>();
         Map<String, Tensor> tensors = new LinkedHashMap<>();
         try {
             for (Path p : paths) {
-                SafetensorsFile f = SafetensorsFile.open(p);
+                Opened f = Opened.open(p);
                 files.add(f);
                 for (Tensor t : f.tensors().values()) {
                     if (tensors.putIfAbsent(t.name(), t) != null) {
@@ -68,13 +69,32 @@ public final class TensorFiles implements WeightSource, AutoCloseable {
                 }
             }
         } catch (RuntimeException e) {
-            files.forEach(SafetensorsFile::close);
+            files.forEach(Opened::close);
             throw e;
         }
         return new TensorFiles(directory, configJson, List.copyOf(files), Collections.unmodifiableMap(tensors));
     }
 
-    /** model.safetensors, or the shards model.safetensors.index.json names. */
+    /** One mapped weight file, safetensors or torch.save's zip (by its name), and how to unmap it. */
+    private record Opened(Path path, Map<String, Tensor> tensors, Runnable unmap) {
+        static Opened open(Path p) {
+            if (p.getFileName().toString().endsWith(".safetensors")) {
+                SafetensorsFile f = SafetensorsFile.open(p);
+                return new Opened(p, f.tensors(), f::close);
+            }
+            PytorchFile f = PytorchFile.open(p);
+            return new Opened(p, f.tensors(), f::close);
+        }
+
+        void close() {
+            unmap.run();
+        }
+    }
+
+    /**
+     * model.safetensors, or the shards model.safetensors.index.json names; without either, pytorch_model.bin or the
+     * shards of pytorch_model.bin.index.json (read by {@link PytorchFile}, which runs no pickle code).
+     */
     private static List<Path> weightFiles(Path directory) {
         Path single = directory.resolve("model.safetensors");
         Path index = directory.resolve("model.safetensors.index.json");
@@ -82,9 +102,15 @@ public final class TensorFiles implements WeightSource, AutoCloseable {
             return List.of(single);
         }
         if (!Files.exists(index)) {
-            String hint = Files.exists(directory.resolve("pytorch_model.bin"))
-                    ? " (pytorch_model.bin is not read: convert it to safetensors)" : "";
-            throw new LoaderException("no model.safetensors or model.safetensors.index.json in " + directory + hint);
+            Path torchSingle = directory.resolve("pytorch_model.bin");
+            index = directory.resolve("pytorch_model.bin.index.json");
+            if (Files.exists(torchSingle)) {
+                return List.of(torchSingle);
+            }
+            if (!Files.exists(index)) {
+                throw new LoaderException("no model.safetensors, model.safetensors.index.json, pytorch_model.bin or "
+                        + "pytorch_model.bin.index.json in " + directory);
+            }
         }
         Set<Path> shards = new LinkedHashSet<>();
         for (Map.Entry<String, String> e : shardMap(index).entrySet()) {
@@ -161,7 +187,7 @@ public final class TensorFiles implements WeightSource, AutoCloseable {
 
     @Override
     public List<Path> weightFiles() {
-        return files.stream().map(SafetensorsFile::path).toList();
+        return files.stream().map(Opened::path).toList();
     }
 
     /** {@return every tensor, by the name the files give it} */
@@ -182,6 +208,6 @@ public final class TensorFiles implements WeightSource, AutoCloseable {
 
     @Override
     public void close() {
-        files.forEach(SafetensorsFile::close);
+        files.forEach(Opened::close);
     }
 }

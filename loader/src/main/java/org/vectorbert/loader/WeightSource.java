@@ -13,7 +13,7 @@ public interface WeightSource {
     /** {@return the model directory} */
     Path directory();
 
-    /** {@return the safetensors files the weights are read from} A packed copy of them is checked against these. */
+    /** {@return the files the weights are read from (safetensors or PyTorch)} A packed copy of them is checked against these. */
     List<Path> weightFiles();
 
     /**

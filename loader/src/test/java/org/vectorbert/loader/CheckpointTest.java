@@ -143,8 +143,10 @@ class CheckpointTest {
         Path noConfig = Files.createDirectories(dir.resolve("no-config"));
         assertEquals("no config.json in " + noConfig, refusal(() -> BertCheckpoint.open(noConfig)));
         Files.writeString(noConfig.resolve("config.json"), "{}");
+        assertEquals("no model.safetensors, model.safetensors.index.json, pytorch_model.bin or pytorch_model.bin.index.json in "
+                + noConfig, refusal(() -> BertCheckpoint.open(noConfig)));
         Files.writeString(noConfig.resolve("pytorch_model.bin"), "");
-        assertEquals("no model.safetensors or model.safetensors.index.json in " + noConfig
-                + " (pytorch_model.bin is not read: convert it to safetensors)", refusal(() -> BertCheckpoint.open(noConfig)));
+        assertEquals(noConfig.resolve("pytorch_model.bin") + " is not a PyTorch checkpoint: it does not start as a zip file does",
+                refusal(() -> BertCheckpoint.open(noConfig)));
     }
 }
