@@ -60,24 +60,30 @@ final class HubCache {
         if (!Files.isRegularFile(snapshot.resolve("config.json")) || !hasTokenizer(snapshot)) {
             return false;
         }
-        if (Files.isRegularFile(snapshot.resolve("model.safetensors"))) {
-            return true;
-        }
-        Path index = snapshot.resolve("model.safetensors.index.json");
-        if (!Files.isRegularFile(index)) {
-            return false;
-        }
-        try {
-            for (String shard : shards(index)) {
-                if (!Files.isRegularFile(snapshot.resolve(shard))) {
+        for (List<String> weights : WEIGHTS) {
+            if (Files.isRegularFile(snapshot.resolve(weights.get(0)))) {
+                return true;
+            }
+            Path index = snapshot.resolve(weights.get(1));
+            if (Files.isRegularFile(index)) {
+                try {
+                    for (String shard : shards(index)) {
+                        if (!Files.isRegularFile(snapshot.resolve(shard))) {
+                            return false;
+                        }
+                    }
+                    return true;
+                } catch (LoaderException e) {
                     return false;
                 }
             }
-            return true;
-        } catch (LoaderException e) {
-            return false;
         }
+        return false;
     }
+
+    /** The weight files a snapshot may hold, in the order they are preferred: each kind's single file, then its index of shards. */
+    static final List<List<String>> WEIGHTS = List.of(List.of("model.safetensors", "model.safetensors.index.json"),
+            List.of("pytorch_model.bin", "pytorch_model.bin.index.json"));
 
     /** Whether the tokenizer module finds a tokenizer in {@code snapshot}. */
     static boolean hasTokenizer(Path snapshot) {

@@ -82,16 +82,26 @@ final class HubDownload {
         Path snapshot = repo.resolve("snapshots").resolve(commit);
         ModelResolver.HubId pinned = new ModelResolver.HubId(id.repo(), commit);
         save(repo, snapshot, "config.json", config);
-        if (!fetchIfPresent(pinned, repo, snapshot, "model.safetensors")) {
-            if (!fetchIfPresent(pinned, repo, snapshot, "model.safetensors.index.json")) {
-                throw new LoaderException(id + " on the hub has no model.safetensors or model.safetensors.index.json "
-                        + "(vectorbert reads safetensors only, not pytorch_model.bin or TensorFlow weights)");
+        // safetensors when the repository has them, else PyTorch's files (read without unpickling: PytorchFile)
+        boolean found = false;
+        for (List<String> weights : HubCache.WEIGHTS) {
+            if (fetchIfPresent(pinned, repo, snapshot, weights.get(0))) {
+                found = true;
+                break;
             }
-            for (String shard : HubCache.shards(snapshot.resolve("model.safetensors.index.json"))) {
-                if (!fetchIfPresent(pinned, repo, snapshot, shard)) {
-                    throw new LoaderException(id + " on the hub lists the shard " + shard + " but does not have it");
+            if (fetchIfPresent(pinned, repo, snapshot, weights.get(1))) {
+                for (String shard : HubCache.shards(snapshot.resolve(weights.get(1)))) {
+                    if (!fetchIfPresent(pinned, repo, snapshot, shard)) {
+                        throw new LoaderException(id + " on the hub lists the shard " + shard + " but does not have it");
+                    }
                 }
+                found = true;
+                break;
             }
+        }
+        if (!found) {
+            throw new LoaderException(id + " on the hub has no model.safetensors, model.safetensors.index.json, pytorch_model.bin or "
+                    + "pytorch_model.bin.index.json (vectorbert does not read TensorFlow weights from the hub)");
         }
         for (String file : TOKENIZER_FILES) {
             fetchIfPresent(pinned, repo, snapshot, file);

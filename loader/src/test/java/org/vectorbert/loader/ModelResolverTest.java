@@ -188,12 +188,20 @@ class ModelResolverTest {
     }
 
     @Test
-    void aModelWithoutSafetensorsIsRefusedByName() {
+    void aModelWithPyTorchWeightsOnlyIsFetchedAndOneWithNoWeightsIsRefusedByName() {
         Map<String, byte[]> torchOnly = new HashMap<>(files);
         torchOnly.put("pytorch_model.bin", torchOnly.remove("model.safetensors"));
         server.add("acme/torch-bert", new HubImitation.Repo(COMMIT, torchOnly, null));
-        LoaderException e = assertThrows(LoaderException.class, () -> ModelResolver.resolve("acme/torch-bert", hub(null), listener));
-        assertTrue(e.getMessage().contains("has no model.safetensors or model.safetensors.index.json"), e.getMessage());
+        Path snapshot = ModelResolver.resolve("acme/torch-bert", hub(null), listener);
+        assertTrue(Files.isRegularFile(snapshot.resolve("pytorch_model.bin")), "pytorch_model.bin was fetched");
+        assertEquals(snapshot, HubCache.complete(cache, ModelResolver.HubId.parse("acme/torch-bert")), "and the snapshot counts as whole");
+
+        Map<String, byte[]> none = new HashMap<>(files);
+        none.remove("model.safetensors");
+        server.add("acme/no-weights", new HubImitation.Repo(COMMIT, none, null));
+        LoaderException e = assertThrows(LoaderException.class, () -> ModelResolver.resolve("acme/no-weights", hub(null), listener));
+        assertTrue(e.getMessage().contains("has no model.safetensors, model.safetensors.index.json, pytorch_model.bin or "
+                + "pytorch_model.bin.index.json"), e.getMessage());
     }
 
     @Test
