@@ -218,23 +218,14 @@ final class ClassifyCommand implements Callable<Integer> {
         RunProgress progress = new RunProgress(err, "classify:", file != null).countingTexts();
         TextInput.forEachBatch(texts, file, System.in, Math.max(1, 64 / candidates.size()), (batch, first, read, total) -> {
             for (ZeroShotClassifier.Result r : classifier.classify(batch, candidates, hypothesisTemplate, multiLabel)) {
-                List<TextClassifier.Label> kept = r.labels().subList(0, k);
-                out.println(json ? zeroShotJson(r.sequence(), kept) : table(r.sequence(), kept));
+                ZeroShotClassifier.Result kept = new ZeroShotClassifier.Result(r.sequence(), r.labels().subList(0, k));
+                out.println(json ? JsonText.of(kept.pipelineFields()) : table(kept.sequence(), kept.labels()));
             }
             out.flush();
             progress.done(batch.size(), 0, read, total);
         });
         progress.finish();
         return 0;
-    }
-
-    /** The zero-shot-classification pipeline's {@code {sequence, labels, scores}}. */
-    static String zeroShotJson(String sequence, List<TextClassifier.Label> ranked) {
-        Map<String, Object> o = new LinkedHashMap<>();
-        o.put("sequence", sequence);
-        o.put("labels", ranked.stream().map(TextClassifier.Label::label).toList());
-        o.put("scores", ranked.stream().map(TextClassifier.Label::score).toList());
-        return JsonText.of(o);
     }
 
     private static TextClassifier.Function parseFunction(String name) {

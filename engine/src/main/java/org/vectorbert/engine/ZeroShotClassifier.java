@@ -2,8 +2,11 @@ package org.vectorbert.engine;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import org.vectorbert.tokenizer.Truncation;
 
 /**
@@ -33,6 +36,15 @@ public final class ZeroShotClassifier {
         /** Copies the labels. */
         public Result {
             labels = List.copyOf(labels);
+        }
+
+        /** {@return the pipeline's dict for it: sequence, labels and scores, best first} */
+        public Map<String, Object> pipelineFields() {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("sequence", sequence);
+            m.put("labels", labels.stream().map(TextClassifier.Label::label).toList());
+            m.put("scores", labels.stream().map(TextClassifier.Label::score).toList());
+            return m;
         }
     }
 
@@ -168,7 +180,7 @@ public final class ZeroShotClassifier {
         List<String> premises = new ArrayList<>();
         List<String> pairs = new ArrayList<>();
         for (String s : sequences) {
-            premises.addAll(java.util.Collections.nCopies(labels.size(), s));
+            premises.addAll(Collections.nCopies(labels.size(), s));
             pairs.addAll(hypotheses);
         }
         float[] logits = classifier.run(premises, pairs, Truncation.ONLY_FIRST).values();

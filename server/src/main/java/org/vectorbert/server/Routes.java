@@ -509,14 +509,7 @@ final class Routes {
         boolean multiLabel = Boolean.TRUE.equals(Json.bool(parameters, "multi_label"));
         List<ZeroShotClassifier.Result> results = Embedder.await(batcher.call(
                 () -> zeroShot.classify(texts, labels, hypothesisTemplate, multiLabel)));
-        List<Object> out = new ArrayList<>();
-        for (ZeroShotClassifier.Result r : results) {
-            Map<String, Object> o = new LinkedHashMap<>();
-            o.put("sequence", r.sequence());
-            o.put("labels", r.labels().stream().map(TextClassifier.Label::label).toList());
-            o.put("scores", r.labels().stream().map(TextClassifier.Label::score).toList());
-            out.add(o);
-        }
+        List<Object> out = results.stream().<Object>map(ZeroShotClassifier.Result::pipelineFields).toList();
         return batch ? out : out.getFirst();
     }
 
