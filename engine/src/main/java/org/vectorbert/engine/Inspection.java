@@ -51,6 +51,7 @@ public record Inspection(String family, ModelConfig config, String shape, JsonNo
             return Tensor.elementCount(shape);
         }
 
+        /** {@return its dimensions, a copy} */
         @Override
         public long[] shape() {
             return shape.clone();

@@ -25,7 +25,7 @@ import java.util.stream.Collectors;
  * <p>Refused: the pickle-only format of torch before 1.6, compressed records, big-endian files, nested dicts (a training
  * checkpoint's {@code {"state_dict": ...}}), and tensors whose strides are not row-major contiguous.
  */
-public final class PytorchFile implements AutoCloseable {
+public final class PytorchFile implements TensorFile {
     private final Path path;
     private final Arena arena;
     private final Map<String, Tensor> tensors;
@@ -179,21 +179,6 @@ public final class PytorchFile implements AutoCloseable {
     /** {@return the tensors in the pickle's order, by name} */
     public Map<String, Tensor> tensors() {
         return tensors;
-    }
-
-    /**
-     * One tensor.
-     *
-     * @param name its name
-     * @return the tensor
-     * @throws LoaderException if the file has none of that name
-     */
-    public Tensor tensor(String name) {
-        Tensor t = tensors.get(name);
-        if (t == null) {
-            throw new LoaderException(path + " has no tensor '" + name + "'");
-        }
-        return t;
     }
 
     /** Unmaps the file; tensors from it must not be used afterwards. */

@@ -29,7 +29,7 @@ import org.vectorbert.common.Json;
  * <p>Layout: an 8-byte little-endian header length N, N bytes of UTF-8 JSON describing each
  * tensor's dtype, shape and [begin, end) offsets into the data buffer that follows, and the buffer.
  */
-public final class SafetensorsFile implements AutoCloseable {
+public final class SafetensorsFile implements TensorFile {
     /** The reference implementation's bound on the header. */
     public static final long MAX_HEADER_BYTES = 100_000_000;
 
@@ -226,21 +226,6 @@ public final class SafetensorsFile implements AutoCloseable {
     /** {@return the tensors in file order, by name} */
     public Map<String, Tensor> tensors() {
         return tensors;
-    }
-
-    /**
-     * One tensor.
-     *
-     * @param name its name
-     * @return the tensor
-     * @throws LoaderException if the file has none of that name
-     */
-    public Tensor tensor(String name) {
-        Tensor t = tensors.get(name);
-        if (t == null) {
-            throw new LoaderException(path + " has no tensor '" + name + "'");
-        }
-        return t;
     }
 
     /** {@return the header's {@code __metadata__}} */

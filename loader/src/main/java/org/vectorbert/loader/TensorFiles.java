@@ -24,10 +24,10 @@ import org.vectorbert.common.Json;
 public final class TensorFiles implements WeightSource, AutoCloseable {
     private final Path directory;
     private final JsonNode configJson;
-    private final List<Opened> files;
+    private final List<TensorFile> files;
     private final Map<String, Tensor> tensors;
 
-    private TensorFiles(Path directory, JsonNode configJson, List<Opened> files, Map<String, Tensor> tensors) {
+    private TensorFiles(Path directory, JsonNode configJson, List<TensorFile> files, Map<String, Tensor> tensors) {
         this.directory = directory;
         this.configJson = configJson;
         this.files = files;
@@ -56,11 +56,11 @@ public final class TensorFiles implements WeightSource, AutoCloseable {
     /** Maps the weight files of {@code directory}, whose config.json has been read as {@code configJson}. */
     static TensorFiles open(Path directory, JsonNode configJson) {
         List<Path> paths = weightFiles(directory);
-        List<Opened> files = new ArrayList<>();
+        List<TensorFile> files = new ArrayList<>();
         Map<String, Tensor> tensors = new LinkedHashMap<>();
         try {
             for (Path p : paths) {
-                Opened f = Opened.open(p);
+                TensorFile f = TensorFile.open(p);
                 files.add(f);
                 for (Tensor t : f.tensors().values()) {
                     if (tensors.putIfAbsent(t.name(), t) != null) {
@@ -69,26 +69,10 @@ public final class TensorFiles implements WeightSource, AutoCloseable {
                 }
             }
         } catch (RuntimeException e) {
-            files.forEach(Opened::close);
+            files.forEach(TensorFile::close);
             throw e;
         }
         return new TensorFiles(directory, configJson, List.copyOf(files), Collections.unmodifiableMap(tensors));
-    }
-
-    /** One mapped weight file, safetensors or torch.save's zip (by its name), and how to unmap it. */
-    private record Opened(Path path, Map<String, Tensor> tensors, Runnable unmap) {
-        static Opened open(Path p) {
-            if (p.getFileName().toString().endsWith(".safetensors")) {
-                SafetensorsFile f = SafetensorsFile.open(p);
-                return new Opened(p, f.tensors(), f::close);
-            }
-            PytorchFile f = PytorchFile.open(p);
-            return new Opened(p, f.tensors(), f::close);
-        }
-
-        void close() {
-            unmap.run();
-        }
     }
 
     /**
@@ -187,7 +171,7 @@ public final class TensorFiles implements WeightSource, AutoCloseable {
 
     @Override
     public List<Path> weightFiles() {
-        return files.stream().map(Opened::path).toList();
+        return files.stream().map(TensorFile::path).toList();
     }
 
     /** {@return every tensor, by the name the files give it} */
@@ -208,6 +192,6 @@ public final class TensorFiles implements WeightSource, AutoCloseable {
 
     @Override
     public void close() {
-        files.forEach(Opened::close);
+        files.forEach(TensorFile::close);
     }
 }
