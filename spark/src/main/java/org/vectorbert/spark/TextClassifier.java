@@ -332,7 +332,13 @@ public final class TextClassifier extends Transformer implements DefaultParamsWr
         return out;
     }
 
-    /** Zero-shot classification's settings, shipped to executors with each task. */
+    /**
+     * Zero-shot classification's settings, shipped to executors with each task.
+     *
+     * @param labels     the candidate labels
+     * @param template   the hypothesis template
+     * @param multiLabel whether each label is scored on its own
+     */
     private record ZeroShot(List<String> labels, String template, boolean multiLabel) implements java.io.Serializable {}
 
     /** A batch of a partition's rows with their best candidate label and its score appended (nulls for a null text). */
