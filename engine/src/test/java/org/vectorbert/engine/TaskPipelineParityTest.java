@@ -1,5 +1,6 @@
 package org.vectorbert.engine;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -15,6 +16,8 @@ import java.util.Set;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.vectorbert.tokenizer.Encoding;
+import org.vectorbert.tokenizer.Truncation;
 
 /**
  * The task pipelines against transformers' pipelines as an independent reference computes them
@@ -67,6 +70,17 @@ class TaskPipelineParityTest {
         }
     }
 
+    /** A pipeline's answer for one input, or its list of answers, as a list. */
+    private static List<JsonNode> oneOrMany(JsonNode output) {
+        List<JsonNode> all = new ArrayList<>();
+        if (output.isArray()) {
+            output.forEach(all::add);
+        } else {
+            all.add(output);
+        }
+        return all;
+    }
+
     private static void assertScore(double expected, double actual, String what) {
         assertEquals(expected, actual, 1e-5 + 1e-4 * Math.abs(expected), what);
     }
@@ -106,23 +120,17 @@ class TaskPipelineParityTest {
                     hypotheses.add(ZeroShotClassifier.hypothesis(template, l));
                 }
             }
-            List<org.vectorbert.tokenizer.Encoding> encodings = zeroShot.classifier().encode(premises, hypotheses,
-                    org.vectorbert.tokenizer.Truncation.ONLY_FIRST);
+            List<Encoding> encodings = zeroShot.classifier().encode(premises, hypotheses, Truncation.ONLY_FIRST);
             for (int i = 0; i < encodings.size(); i++) {
                 int[] want = new int[c.get("input_ids").get(i).size()];
                 for (int t = 0; t < want.length; t++) {
                     want[t] = c.get("input_ids").get(i).get(t).asInt();
                 }
-                org.junit.jupiter.api.Assertions.assertArrayEquals(want, encodings.get(i).ids(), where + " pair " + i);
+                assertArrayEquals(want, encodings.get(i).ids(), where + " pair " + i);
             }
             List<ZeroShotClassifier.Result> results = zeroShot.classify(sequences, labels, template, c.get("multi_label").asBoolean());
             JsonNode output = c.get("output");
-            List<JsonNode> want = new ArrayList<>();
-            if (output.isArray()) {
-                output.forEach(want::add);
-            } else {
-                want.add(output);
-            }
+            List<JsonNode> want = oneOrMany(output);
             assertEquals(want.size(), results.size(), where);
             for (int s = 0; s < want.size(); s++) {
                 assertEquals(want.get(s).get("sequence").asText(), results.get(s).sequence(), where);
@@ -162,12 +170,7 @@ class TaskPipelineParityTest {
                 assertEquals(c.get("logits").get(i).asDouble(), logits[i], 1e-4, where + " logit " + i);
             }
             JsonNode output = c.get("output");
-            List<JsonNode> want = new ArrayList<>();
-            if (output.isObject()) {
-                want.add(output);
-            } else {
-                output.forEach(want::add);
-            }
+            List<JsonNode> want = oneOrMany(output);
             assertEquals(want.size(), r.labels().size(), where + " labels");
             for (int k = 0; k < want.size(); k++) {
                 assertEquals(want.get(k).get("label").asText(), r.labels().get(k).label(), where + " label " + k);
@@ -259,12 +262,7 @@ class TaskPipelineParityTest {
             assertEquals(c.get("n_windows").asInt(), got.windows(), where + " windows");
             windowed += got.windows() > 1 ? 1 : 0;
             JsonNode output = c.get("output");
-            List<JsonNode> want = new ArrayList<>();
-            if (output.isArray()) {
-                output.forEach(want::add);
-            } else {
-                want.add(output);
-            }
+            List<JsonNode> want = oneOrMany(output);
             assertEquals(want.size(), got.answers().size(), where + ": " + want + " vs " + got.answers());
             for (int i = 0; i < want.size(); i++) {
                 JsonNode w = want.get(i);
