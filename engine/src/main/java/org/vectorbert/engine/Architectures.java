@@ -42,7 +42,9 @@ final class Architectures {
             Family.ALL.stream().flatMap(f -> f.modelTypes().stream()).toList(), List.of(), BertModel::load, BertModel::inspect);
 
     static final List<Architecture> ALL = List.of(BERT,
-            new Architecture("ModernBERT", List.of("modernbert"), List.of(), ModernBertModel::load, ModernBertModel::inspect));
+            new Architecture("ModernBERT", List.of("modernbert"), List.of(), ModernBertModel::load, ModernBertModel::inspect),
+            new Architecture("NomicBERT", List.of("nomic_bert"), NomicBertModel.HUB_CLASSES, NomicBertModel::load, NomicBertModel::inspect),
+            new Architecture("GTE", List.of("new"), GteModel.HUB_CLASSES, GteModel::load, GteModel::inspect));
 
     private Architectures() {}
 

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.stream.IntStream;
 import org.vectorbert.common.Excerpt;
 import org.vectorbert.loader.ModelResolver;
 import org.vectorbert.tokenizer.EncodeOptions;
@@ -25,6 +26,7 @@ public final class FillMask {
     private final Tokenizer tokenizer;
     /** The targets' ids, in the order given (empty: rank the whole vocabulary). */
     private final int[] targetIds;
+    private final int[] ranked;      // the ids ranked: the targets, or every id the tokenizer has a token for
     /** What resolving the targets had to say (a word of several pieces). */
     private final List<String> warnings = new ArrayList<>();
     private final FillMaskOptions options;
@@ -61,6 +63,10 @@ public final class FillMask {
         this.options = options;
         this.maskId = tokenizer.maskTokenId();
         this.targetIds = targetIds(options.targets());
+        // Embeddings padded past the tokenizer (NomicBERT's, to a multiple of 64) have no token to answer with.
+        int tokens = tokenizer.vocabSize();
+        this.ranked = targetIds.length > 0 || tokens >= model.config().vocabSize() ? targetIds
+                : IntStream.range(0, tokens).toArray();
     }
 
     /** {@return the default model, bert-base-uncased (made on first use), answering the top 5} */
@@ -180,7 +186,7 @@ public final class FillMask {
             for (int position : at) {
                 float[] probs = softmax(logits, r++ * vocab, vocab);
                 List<Candidate> candidates = new ArrayList<>();
-                for (int id : topK(probs, targetIds, options.topK())) {
+                for (int id : topK(probs, ranked, options.topK())) {
                     int[] filled = ids.clone();
                     filled[position] = id;
                     // HF keeps special tokens (and the other masks) in the sequence when a text has several masks.

@@ -6,6 +6,7 @@ import java.util.Set;
 import org.vectorbert.loader.DType;
 import org.vectorbert.loader.ModelConfig;
 import org.vectorbert.loader.Tensor;
+import org.vectorbert.loader.TensorFiles;
 
 /**
  * What a model directory holds, read as its architecture reads it but without loading the model: what
@@ -26,6 +27,27 @@ public record Inspection(String family, ModelConfig config, String shape, JsonNo
         tensors = List.copyOf(tensors);
         heads = Set.copyOf(heads);
         contradictions = List.copyOf(contradictions);
+    }
+
+    /** Notes where the word embeddings {@code name} disagree with config.json's vocab_size or hidden_size. */
+    static void checkEmbeddings(TensorFiles files, String name, ModelConfig c, List<String> contradictions) {
+        files.find(name).filter(t -> t.shape().length == 2).ifPresent(t -> {
+            if (t.shape()[0] != c.vocabSize()) {
+                contradictions.add("config.json says vocab_size " + c.vocabSize() + " but " + t.name() + " has " + t.shape()[0] + " rows");
+            }
+            if (t.shape()[1] != c.hiddenSize()) {
+                contradictions.add("config.json says hidden_size " + c.hiddenSize() + " but " + t.name() + " is " + t.shape()[1] + " wide");
+            }
+        });
+    }
+
+    /** Notes when the weights hold another number of layers {@code prefix}N. than config.json's num_hidden_layers. */
+    static void checkLayers(TensorFiles files, String prefix, ModelConfig c, List<String> contradictions) {
+        long layers = files.tensors().keySet().stream().filter(n -> n.startsWith(prefix) && n.indexOf('.', prefix.length()) > 0)
+                .map(n -> n.substring(prefix.length(), n.indexOf('.', prefix.length()))).distinct().count();
+        if (layers != c.numHiddenLayers()) {
+            contradictions.add("config.json says num_hidden_layers " + c.numHiddenLayers() + " but the weights hold " + layers + " layers");
+        }
     }
 
     /**

@@ -11,14 +11,10 @@ import org.vectorbert.loader.Tensor;
  * @param attnNorm     attn_norm, or null on layer 0
  * @param attention    attn
  * @param mlpNorm      mlp_norm
- * @param input        mlp.Wi's rows 0 .. I−1 [hidden -> intermediate]: the GeGLU's input
- * @param gate         mlp.Wi's rows I .. 2I−1: its gate
- * @param mlpOutput    mlp.Wo [intermediate -> hidden]
- * @param activation   hidden_activation, on the input
+ * @param mlp          mlp: Wi's rows 0 .. I−1 activated (hidden_activation), rows I .. 2I−1 its gate, then Wo
  * @param hidden       hidden_size
  */
-record ModernBertLayer(LayerNorm attnNorm, ModernBertAttention attention, LayerNorm mlpNorm, PackedMatrix input,
-                       PackedMatrix gate, PackedMatrix mlpOutput, Activation activation, int hidden) {
+record ModernBertLayer(LayerNorm attnNorm, ModernBertAttention attention, LayerNorm mlpNorm, GatedFeedForward mlp, int hidden) {
     /** Layer {@code index}, with the rotary table of its base and the half-width of its window (0 for a global layer). */
     static ModernBertLayer load(Scope scope, int index, ModernBertConfig c, Rotary rotary, int window) {
         int h = c.hiddenSize();
@@ -26,13 +22,14 @@ record ModernBertLayer(LayerNorm attnNorm, ModernBertAttention attention, LayerN
         Scope wi = scope.child("mlp.Wi");
         Tensor w = wi.tensor("weight", 2L * inner, h);
         Tensor b = c.mlpBias() ? wi.tensor("bias", 2L * inner) : null;
-        return new ModernBertLayer(index == 0 ? null : ModernBertModel.norm(scope.child("attn_norm"), c),
-                ModernBertAttention.load(scope.child("attn"), c, rotary, window),
-                ModernBertModel.norm(scope.child("mlp_norm"), c),
+        GatedFeedForward mlp = new GatedFeedForward(
                 wi.packed(ModernBertAttention.rows(w, 0, inner), b == null ? null : ModernBertAttention.rows(b, 0, inner), wi.precision()),
                 wi.packed(ModernBertAttention.rows(w, inner, inner), b == null ? null : ModernBertAttention.rows(b, inner, inner),
                         wi.precision()),
-                scope.child("mlp.Wo").linear(inner, h, c.mlpBias()), Activation.of(c.hiddenActivation()), h);
+                scope.child("mlp.Wo").linear(inner, h, c.mlpBias()), Activation.of(c.hiddenActivation()));
+        return new ModernBertLayer(index == 0 ? null : ModernBertModel.norm(scope.child("attn_norm"), c),
+                ModernBertAttention.load(scope.child("attn"), c, rotary, window),
+                ModernBertModel.norm(scope.child("mlp_norm"), c), mlp, h);
     }
 
     /** Runs the layer over x ([layout.rows(), hidden]) in place; attention probabilities go to {@code probabilities} when not null. */
@@ -46,29 +43,11 @@ record ModernBertLayer(LayerNorm attnNorm, ModernBertAttention attention, LayerN
         attention.forward(normed, layout, ws, probabilities, ws.t);     // normed is read before ws.t is written
         Kernels.addInPlace(x, 0, ws.t, rows * hidden);
         mlpNorm.apply(x, rows, ws.t);
-        mlp(ws.t, rows, ws, ws.ctx);
+        mlp.apply(ws.t, rows, ws, ws.ctx);
         Kernels.addInPlace(x, 0, ws.ctx, rows * hidden);
     }
 
-    /**
-     * mlp.Wo(act(input) · gate) for {@code rows} rows of {@code in} into {@code out}, a slice of rows at a time: the input
-     * in the first half of ws.inner, the gate in the second.
-     */
-    private void mlp(float[] in, int rows, Workspace ws, float[] out) {
-        int width = input.out;
-        int slice = ws.inner.length / (2 * width);
-        for (int r0 = 0; r0 < rows; r0 += slice) {
-            int n = Math.min(slice, rows - r0);
-            MatMul.linear(in, r0, n, input, ws.inner, 0);
-            MatMul.linear(in, r0, n, gate, ws.inner, slice);
-            Kernels.activate(activation, ws.inner, n * width);
-            Kernels.multiplyInPlace(ws.inner, ws.inner, slice * width, n * width);
-            MatMul.linear(ws.inner, 0, n, mlpOutput, out, r0);
-        }
-    }
-
     long bytes() {
-        return (attnNorm == null ? 0 : attnNorm.bytes()) + attention.bytes() + mlpNorm.bytes() + input.bytes() + gate.bytes()
-                + mlpOutput.bytes();
+        return (attnNorm == null ? 0 : attnNorm.bytes()) + attention.bytes() + mlpNorm.bytes() + mlp.bytes();
     }
 }

@@ -23,7 +23,7 @@ import org.vectorbert.loader.WeightSource;
 /**
  * ModernBERT ({@code model_type: modernbert}), built as transformers' {@code ModernBertModel} and its task classes are:
  * {@code embeddings} (word embeddings, then a LayerNorm), pre-LN {@code layers} with rotary positions and global or
- * windowed attention, {@code final_norm}; then the heads the checkpoint has ({@link ModernBertHead}). A saved
+ * windowed attention, {@code final_norm}; then the heads the checkpoint has ({@link PredictionHead}). A saved
  * {@code ModernBertModel} names its weights without a prefix, the task classes under {@code model.}. The matrices are
  * packed and cached as BERT's are ({@link PackedWeights}). Thread-safe: a pass keeps its buffers to itself.
  */
@@ -66,9 +66,9 @@ public final class ModernBertModel implements Encoder {
         heads = new EnumMap<>(HeadKind.class);
         for (HeadKind kind : headsIn(files, config)) {
             heads.put(kind, switch (kind) {
-                case MASKED_LM -> ModernBertHead.masked(root, config, words, wordsTensor);
-                case SEQUENCE_CLASSIFIER, TOKEN_CLASSIFIER -> ModernBertHead.classifier(root, config, files.labels().count());
-                case QUESTION_ANSWERING -> ModernBertHead.classifier(root, config, 2);
+                case MASKED_LM -> PredictionHead.masked(root, config, words, wordsTensor);
+                case SEQUENCE_CLASSIFIER, TOKEN_CLASSIFIER -> PredictionHead.classifier(root, config, files.labels().count());
+                case QUESTION_ANSWERING -> PredictionHead.classifier(root, config, 2);
                 case POOLER -> throw new IllegalStateException("ModernBERT has no pooler");
             });
         }
@@ -116,19 +116,8 @@ public final class ModernBertModel implements Encoder {
                     c.localAttention());
             List<String> contradictions = new ArrayList<>();
             String prefix = files.find("model.embeddings.tok_embeddings.weight").isPresent() ? "model." : "";
-            files.find(prefix + "embeddings.tok_embeddings.weight").filter(t -> t.shape().length == 2).ifPresent(t -> {
-                if (t.shape()[0] != c.vocabSize()) {
-                    contradictions.add("config.json says vocab_size " + c.vocabSize() + " but " + t.name() + " has " + t.shape()[0] + " rows");
-                }
-                if (t.shape()[1] != c.hiddenSize()) {
-                    contradictions.add("config.json says hidden_size " + c.hiddenSize() + " but " + t.name() + " is " + t.shape()[1] + " wide");
-                }
-            });
-            long layers = files.tensors().keySet().stream().filter(n -> n.startsWith(prefix + "layers."))
-                    .map(n -> n.substring((prefix + "layers.").length(), n.indexOf('.', (prefix + "layers.").length()))).distinct().count();
-            if (layers != c.numHiddenLayers()) {
-                contradictions.add("config.json says num_hidden_layers " + c.numHiddenLayers() + " but the weights hold " + layers + " layers");
-            }
+            Inspection.checkEmbeddings(files, prefix + "embeddings.tok_embeddings.weight", c, contradictions);
+            Inspection.checkLayers(files, prefix + "layers.", c, contradictions);
             return new Inspection("ModernBERT", c, shape, files.configJson(),
                     files.tensors().values().stream().map(Inspection.TensorEntry::of).toList(), headsIn(files, c), contradictions);
         }
@@ -269,8 +258,8 @@ public final class ModernBertModel implements Encoder {
             T result = reader.apply(new Output(batch, x, List.copyOf(hiddenStates), List.copyOf(attentions), List.copyOf(queries),
                     List.copyOf(keys), Collections.unmodifiableMap(outputs)));
             ModernBertLayer first = layers.getFirst();
-            slowPathCheck.passDone(new SlowPathCheck.Probe(first.attention().output(), first.mlpNorm(), first.gate().out,
-                    first.activation()), config.headSize(), layout.rows(), layout.longest());
+            slowPathCheck.passDone(new SlowPathCheck.Probe(first.attention().output(), first.mlpNorm(), first.mlp().inner(),
+                    first.mlp().activation()), config.headSize(), layout.rows(), layout.longest());
             return result;
         });
     }
@@ -304,48 +293,5 @@ public final class ModernBertModel implements Encoder {
         int[] each = new int[rows.length];
         Arrays.setAll(each, i -> i);
         return head.forward(pooled, each);
-    }
-
-    /**
-     * The checkpoint's tensors, noting which ones the model takes: a weight the config leaves unread (a bias it says is
-     * not there, a layer past num_hidden_layers) means config.json does not describe the weights.
-     */
-    private static final class UsedWeights implements WeightSource {
-        private final TensorFiles files;
-        private final Map<String, Boolean> used = new HashMap<>();
-
-        UsedWeights(TensorFiles files) {
-            this.files = files;
-        }
-
-        @Override
-        public Path directory() {
-            return files.directory();
-        }
-
-        @Override
-        public List<Path> weightFiles() {
-            return files.weightFiles();
-        }
-
-        @Override
-        public Optional<Tensor> find(String name) {
-            return files.find(name);
-        }
-
-        @Override
-        public synchronized Tensor require(String name, long... shape) {
-            used.put(name, true);
-            return files.require(name, shape);
-        }
-
-        synchronized void requireAllUsed(TensorFiles all) {
-            for (String name : all.tensors().keySet()) {
-                if (!used.containsKey(name)) {
-                    throw new LoaderException(directory() + ": weight " + name + " is not part of the model config.json describes"
-                            + " (config.json does not describe these weights)");
-                }
-            }
-        }
     }
 }

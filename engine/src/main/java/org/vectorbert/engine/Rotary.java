@@ -18,6 +18,15 @@ record Rotary(float[] cos, float[] sin, double theta) {
             float exponent = (float) (2 * i) / (float) headSize;
             inv[i] = 1f / (float) Math.pow((float) theta, exponent);
         }
+        return of(inv, positions, theta);
+    }
+
+    /**
+     * The tables of inverse frequencies {@code inv} (one per pair of columns; a 0 leaves its pair as it is) over positions
+     * 0 .. positions − 1: the angle p·inv[i] in float32, then its cos and sin.
+     */
+    static Rotary of(float[] inv, int positions, double theta) {
+        int half = inv.length;
         float[] cos = new float[positions * half];
         float[] sin = new float[positions * half];
         for (int p = 0; p < positions; p++) {

@@ -306,13 +306,13 @@ class ModernBertReferenceTest {
         assertTrue(e.getMessage().contains(what), e.getMessage());
     }
 
-    private static void assertClose(SafetensorsFile expected, String tensor, float[] actual, String at) {
+    static void assertClose(SafetensorsFile expected, String tensor, float[] actual, String at) {
         double d = ReferenceTest.maxAbsDiff(expected, tensor, actual);
         assertTrue(d <= TOLERANCE, at + ": " + tensor + " differs by " + d);
     }
 
     /** Expected [n, length, width] against actual [n, batch length, width], at each sequence's real positions only. */
-    private static void assertRealClose(SafetensorsFile expected, String tensor, float[] actual, Batch batch, String at) {
+    static void assertRealClose(SafetensorsFile expected, String tensor, float[] actual, Batch batch, String at) {
         var t = expected.tensor(tensor);
         float[] want = t.toFloatArray();
         int n = (int) t.shape()[0];

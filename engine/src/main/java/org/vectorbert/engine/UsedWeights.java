@@ -1,0 +1,54 @@
+package org.vectorbert.engine;
+
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.vectorbert.loader.LoaderException;
+import org.vectorbert.loader.Tensor;
+import org.vectorbert.loader.TensorFiles;
+import org.vectorbert.loader.WeightSource;
+
+/**
+ * The checkpoint's tensors, noting which ones the model takes: a weight the config leaves unread (a bias it says is
+ * not there, a layer past num_hidden_layers) means config.json does not describe the weights.
+ */
+final class UsedWeights implements WeightSource {
+    private final TensorFiles files;
+    private final Map<String, Boolean> used = new HashMap<>();
+
+    UsedWeights(TensorFiles files) {
+        this.files = files;
+    }
+
+    @Override
+    public Path directory() {
+        return files.directory();
+    }
+
+    @Override
+    public List<Path> weightFiles() {
+        return files.weightFiles();
+    }
+
+    @Override
+    public Optional<Tensor> find(String name) {
+        return files.find(name);
+    }
+
+    @Override
+    public synchronized Tensor require(String name, long... shape) {
+        used.put(name, true);
+        return files.require(name, shape);
+    }
+
+    synchronized void requireAllUsed(TensorFiles all) {
+        for (String name : all.tensors().keySet()) {
+            if (!used.containsKey(name)) {
+                throw new LoaderException(directory() + ": weight " + name + " is not part of the model config.json describes"
+                        + " (config.json does not describe these weights)");
+            }
+        }
+    }
+}
