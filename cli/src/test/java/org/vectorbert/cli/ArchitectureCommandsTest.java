@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The commands on architectures other than BERT's (MPNet's and ModernBERT's reference fixtures, engine's test resources), and what
+ * The commands on architectures other than BERT's (MPNet's, ModernBERT's, NomicBERT's and GTE's reference fixtures, engine's test
+ * resources), and what
  * they refuse: a model type no architecture runs, a config that contradicts the weights, a text past the maximum.
  */
 class ArchitectureCommandsTest {
@@ -21,6 +22,8 @@ class ArchitectureCommandsTest {
             .normalize();
     private static final Path MPNET = ARCHITECTURES.resolve("mpnet");
     private static final Path MODERNBERT = ARCHITECTURES.resolve("modernbert");
+    private static final Path NOMICBERT = ARCHITECTURES.resolve("nomicbert");
+    private static final Path GTE = ARCHITECTURES.resolve("gte");
 
     @TempDir
     Path work;
@@ -63,6 +66,38 @@ class ArchitectureCommandsTest {
         assertEquals(0, answered.exit(), answered.err());
     }
 
+    /** nomic-embed-text-v1.5's layout: a prompt by name, mean pooling and no Normalize module, so the vector's norm is its own. */
+    @Test
+    void nomicBertEmbedsWithItsPromptsAndFillsMasks() {
+        TokenizeCommandTest.Run embedded = run("embed", "--model", NOMICBERT.resolve("nomicbert-sentence").toString(), "--prompt-name",
+                "search_query", "what is it");
+        assertEquals(0, embedded.exit(), embedded.err());
+        assertTrue(embedded.out().startsWith("\"what is it\"  [32] ") && !embedded.out().contains("(norm 1.0000)"), embedded.out());
+        TokenizeCommandTest.Run filled = run("fill-mask", "--model", NOMICBERT.resolve("nomicbert-mlm").toString(), "paris is the [MASK].");
+        assertEquals(0, filled.exit(), filled.err());
+        assertEquals(5, filled.out().lines().filter(l -> l.matches(" +[1-5]  .*")).count(), filled.out());
+        TokenizeCommandTest.Run inspected = run("inspect", "--model", NOMICBERT.resolve("nomicbert-scaled").toString());
+        assertEquals(0, inspected.exit(), inspected.err());
+        assertTrue(inspected.out().contains("config:     nomic_bert (NomicBERT family), 2 layers, hidden 32, 2 heads, SwiGLU 256 wide,"
+                + " vocab 384, 48 positions, post-LN, rotary positions (base 1000, 16 of 16 columns, dynamic NTK ×2 past 64)\n"), inspected.out());
+    }
+
+    @Test
+    void gteEmbedsAndReranks() {
+        TokenizeCommandTest.Run embedded = run("embed", "--model", GTE.resolve("gte-multilingual").toString(), "Paris est la capitale.");
+        assertEquals(0, embedded.exit(), embedded.err());
+        assertTrue(embedded.out().contains("[32] ") && embedded.out().contains("(norm 1.0000)"), embedded.out());
+        TokenizeCommandTest.Run reranked = run("rerank", "--model", GTE.resolve("gte-multilingual-reranker").toString(), "--json",
+                "--query", "what is the capital of France?", "Paris est la capitale de la France.", "The river is long.");
+        assertEquals(0, reranked.exit(), reranked.err());
+        assertTrue(reranked.out().matches("\\[\\{\"index\":\\d,\"score\":[-0-9.eE]+}(,\\{\"index\":\\d,\"score\":[-0-9.eE]+})]\n"),
+                reranked.out());
+        TokenizeCommandTest.Run inspected = run("inspect", "--model", GTE.resolve("gte-base-en").toString());
+        assertEquals(0, inspected.exit(), inspected.err());
+        assertTrue(inspected.out().contains("config:     new (GTE family), 2 layers, hidden 32, 2 heads, gated gelu 48 wide, vocab 325,"
+                + " 8192 positions, no token types, post-LN, rotary positions (base 500000, NTK ×2)\n"), inspected.out());
+    }
+
     @Test
     void inspectSaysWhatModernBertHas() {
         TokenizeCommandTest.Run inspected = run("inspect", "--model", MODERNBERT.resolve("modernbert-sentence-mean").toString());
@@ -95,7 +130,7 @@ class ArchitectureCommandsTest {
         Path dir = copy("mpnet-mlm", "unknown");
         Files.writeString(dir.resolve("config.json"), Files.readString(dir.resolve("config.json")).replace("\"mpnet\"", "\"gpt2\""));
         assertUserError(run("embed", "--model", dir.toString(), "text"),
-                "model_type 'gpt2' is not supported (supported: bert, distilbert, roberta, xlm-roberta, camembert, electra, mpnet, modernbert)");
+                "model_type 'gpt2' is not supported (supported: bert, distilbert, roberta, xlm-roberta, camembert, electra, mpnet, modernbert, nomic_bert, new)");
     }
 
     /** jina-embeddings-v2 says model_type bert, but its auto_map names its own code: never run, and not BERT's blocks. */

@@ -2,24 +2,29 @@ package org.vectorbert.loader;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
+import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
+import java.util.function.BiFunction;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Tag;
+import org.vectorbert.common.Json;
 import org.vectorbert.common.VectorbertException;
 
 /**
  * A model directory's JSON files of any content: config.json, and the sentence-transformers files
  * (modules.json, 1_Pooling/config.json, sentence_bert_config.json, config_sentence_transformers.json);
- * read, or refused with the loader's error.
+ * read by BERT's reader and by every other architecture's (ModernBERT, NomicBERT, GTE), or refused with the loader's error.
  */
 @Tag("heavy")
 class ConfigFuzzTest {
     private static final List<String> FILES = List.of("config.json", "modules.json", "1_Pooling/config.json",
             "sentence_bert_config.json", "config_sentence_transformers.json");
+    private static final List<BiFunction<JsonNode, String, ModelConfig>> READERS = List.of(ModernBertConfig::parse,
+            NomicBertConfig::parse, GteConfig::parse);
 
     @FuzzTest
     void read(FuzzedDataProvider data) throws IOException {
@@ -39,6 +44,18 @@ class ConfigFuzzTest {
                 BertConfig.load(dir.resolve("config.json"));
             } catch (VectorbertException expected) {
                 // refused clearly
+            }
+            try {
+                JsonNode node = Json.read(dir.resolve("config.json"), LoaderException::new);
+                for (BiFunction<JsonNode, String, ModelConfig> reader : READERS) {
+                    try {
+                        reader.apply(node, "config.json");
+                    } catch (VectorbertException expected) {
+                        // refused clearly
+                    }
+                }
+            } catch (VectorbertException expected) {
+                // not JSON
             }
             try {
                 SentenceTransformersConfig.read(dir);

@@ -16,8 +16,9 @@ import org.junit.jupiter.api.Test;
 import org.vectorbert.loader.SafetensorsFile;
 
 /**
- * langchain4j's EmbeddingModel and ScoringModel on MPNet and ModernBERT (the PyTorch reference fixtures in engine's test
- * resources): sentence embeddings with a named prompt and a ModernBERT cross-encoder's scores, as the reference computed them.
+ * langchain4j's EmbeddingModel and ScoringModel on MPNet, ModernBERT, NomicBERT and GTE (the PyTorch reference fixtures in
+ * engine's test resources): sentence embeddings with a named prompt, and ModernBERT's and GTE's cross-encoders' scores, as the
+ * reference computed them.
  */
 class ArchitecturesTest {
     private static final Path ARCHITECTURES = Path.of(System.getProperty("user.dir"))
@@ -26,7 +27,8 @@ class ArchitecturesTest {
 
     @Test
     void embeddingsAreTheReferences() throws IOException {
-        for (String fixture : new String[] {"modernbert/modernbert-sentence-mean", "mpnet/mpnet-sentence-mean"}) {
+        for (String fixture : new String[] {"modernbert/modernbert-sentence-mean", "mpnet/mpnet-sentence-mean", "nomicbert/nomicbert-sentence",
+            "gte/gte-base-en"}) {
             Path dir = ARCHITECTURES.resolve(fixture);
             JsonNode first = JSON.readTree(dir.resolve("inputs.json").toFile()).get(0);
             VectorbertEmbeddingModel.Builder builder = VectorbertEmbeddingModel.builder().model(dir.toString());
@@ -60,6 +62,20 @@ class ArchitecturesTest {
             float[] logits = expected.tensor("case1.logits").toFloatArray();
             for (int s = 0; s < pairs.size(); s++) {
                 double score = scoring.score(pairs.get(s).get(1).asText(), pairs.get(s).get(0).asText()).content();
+                assertEquals(1 / (1 + Math.exp(-logits[s])), score, 1e-5, "pair " + s);
+            }
+        }
+    }
+
+    @Test
+    void aGteRerankerScoresAsTheReference() throws IOException {
+        Path dir = ARCHITECTURES.resolve("gte/gte-multilingual-reranker");
+        JsonNode c = JSON.readTree(dir.resolve("inputs.json").toFile()).get(0);
+        ScoringModel scoring = VectorbertScoringModel.builder().model(dir.toString()).build();
+        try (SafetensorsFile expected = SafetensorsFile.open(dir.resolve("expected.safetensors"))) {
+            float[] logits = expected.tensor("case0.logits").toFloatArray();
+            for (int s = 0; s < c.get("texts").size(); s++) {
+                double score = scoring.score(c.get("pairs").get(s).asText(), c.get("texts").get(s).asText()).content();
                 assertEquals(1 / (1 + Math.exp(-logits[s])), score, 1e-5, "pair " + s);
             }
         }
