@@ -7,6 +7,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import org.vectorbert.loader.ModelResolver;
+import org.vectorbert.loader.NomicBertConfig;
 import org.vectorbert.loader.SentenceTransformersConfig;
 import org.vectorbert.tokenizer.Tokenizer;
 import org.vectorbert.tokenizer.EncodeOptions;
@@ -339,6 +340,7 @@ public final class Embeddings {
         int hidden = model.config().hiddenSize();
         int heads = model.config().numAttentionHeads();
         int headSize = model.config().headSize();
+        boolean matryoshkaLayerNorm = options.dimensions() != null && model.config() instanceof NomicBertConfig;
         return model.forward(ids, request, out -> {
             List<Result> results = new ArrayList<>(batch.size());
             for (int b = 0; b < batch.size(); b++) {
@@ -347,6 +349,9 @@ public final class Embeddings {
                 int start = b * ids.length() * hidden;
                 float[] pooled = Pool.pool(options.pooling(), out.lastHiddenState(), start, Math.min(p.promptTokens(), n - 1), n, hidden,
                         out.pooled(), b * hidden);
+                if (matryoshkaLayerNorm) {      // nomic-embed-text-v1.5's recipe: layer_norm over the full width, then the cut
+                    pooled = Pool.layerNorm(pooled);
+                }
                 pooled = p.dimensions() < pooled.length ? Arrays.copyOf(pooled, p.dimensions()) : pooled;
                 results.add(new Result(p.ids(), p.normalize() ? Pool.l2Normalize(pooled) : pooled,
                         tokenVectors ? Arrays.copyOfRange(out.lastHiddenState(), start, start + n * hidden) : null,

@@ -53,6 +53,24 @@ final class Pool {
     }
 
     /** v scaled to unit length (in double, then rounded), as sentence-transformers' Normalize; zero stays zero. */
+    /** v normalised to mean 0 and variance 1 (eps 1e-5, no weight or bias), in place: F.layer_norm over the whole vector. */
+    static float[] layerNorm(float[] v) {
+        double mean = 0;
+        for (float x : v) {
+            mean += x;
+        }
+        mean /= v.length;
+        double var = 0;
+        for (float x : v) {
+            var += (x - mean) * (x - mean);
+        }
+        double scale = 1 / Math.sqrt(var / v.length + 1e-5);
+        for (int i = 0; i < v.length; i++) {
+            v[i] = (float) ((v[i] - mean) * scale);
+        }
+        return v;
+    }
+
     static float[] l2Normalize(float[] v) {
         double norm = 0;
         for (float x : v) {

@@ -117,6 +117,32 @@ class NomicBertReferenceTest {
         }
     }
 
+    /** Matryoshka dimensions as nomic-embed-text-v1.5's card cuts them: layer_norm over the full width, the cut, then normalise. */
+    @ParameterizedTest
+    @ValueSource(ints = {32, 16})
+    void dimensionsFollowTheModelCardsRecipe(int dimensions) throws IOException {
+        Path dir = resource("nomicbert-sentence");
+        JsonNode cases = JSON.readTree(dir.resolve("inputs.json").toFile());
+        try (SafetensorsFile expected = SafetensorsFile.open(dir.resolve("expected.safetensors"))) {
+            for (int k = 0; k < cases.size(); k++) {
+                JsonNode c = cases.get(k);
+                EmbeddingOptions options = EmbeddingOptions.defaults().withNormalize(true).withDimensions(dimensions);
+                if (c.path("prompt_name").isTextual()) {
+                    options = options.withPromptName(c.get("prompt_name").asText());
+                }
+                List<String> texts = new ArrayList<>();
+                c.get("texts").forEach(t -> texts.add(t.asText()));
+                List<float[]> vectors = Embeddings.load(dir.toString(), options).embed(texts);
+                float[] all = new float[vectors.size() * dimensions];
+                for (int i = 0; i < vectors.size(); i++) {
+                    assertEquals(dimensions, vectors.get(i).length);
+                    System.arraycopy(vectors.get(i), 0, all, i * dimensions, dimensions);
+                }
+                ModernBertReferenceTest.assertClose(expected, "case" + k + ".matryoshka_" + dimensions, all, "case" + k);
+            }
+        }
+    }
+
     /** Fill-mask runs NomicBERT's MLM head through the task, ranking the 321 ids the tokenizer has of the 384 rows. */
     @Test
     void fillMaskRunsTheMlmHead() throws IOException {
