@@ -68,7 +68,7 @@ final class GteModel {
                     root.tensor("classifier.bias", files.find("classifier.bias").map(Tensor::shape).orElse(new long[] {1}));
                 }
                 return new PostNormEncoder(new PostNormEncoder.Parts("GTE", c, directory, precision, words, types,
-                        LayerNorm.load(base.child("embeddings.LayerNorm"), h, c.layerNormEps()), List.of(layers), frequencies(c), heads,
+                        LayerNorm.load(base.child("embeddings.LayerNorm"), h, c.layerNormEps()), List.of(layers), frequencies(c), null, heads,
                         labels));
             });
             used.requireAllUsed(files);

@@ -60,7 +60,7 @@ final class NomicBertModel {
                     heads.put(HeadKind.MASKED_LM, masked(root.child("cls.predictions"), c, words, wordsTensor));
                 }
                 return new PostNormEncoder(new PostNormEncoder.Parts("NomicBERT", c, directory, precision, words, types,
-                        LayerNorm.load(bert.child("emb_ln"), h, c.layerNormEps()), List.of(layers), frequencies(c), heads, null));
+                        LayerNorm.load(bert.child("emb_ln"), h, c.layerNormEps()), List.of(layers), frequencies(c), null, heads, null));
             });
             used.requireAllUsed(files);
             return model;

@@ -15,10 +15,11 @@ import org.vectorbert.loader.Labels;
 import org.vectorbert.loader.ModelConfig;
 
 /**
- * A post-LN encoder with rotary positions and gated feed-forwards, the frame NomicBERT ({@link NomicBertModel}) and GTE
- * ({@link GteModel}) are built in: embeddings (word, plus token type when the model has a table) through a LayerNorm,
- * then {@link PostNormLayer}s; no final norm. Each architecture loads the parts from its own names and gives the rotary
- * frequencies for a padded batch length (the scaled rotary bases depend on it). Thread-safe.
+ * A post-LN encoder with positions in its attention and gated feed-forwards, the frame NomicBERT ({@link NomicBertModel}),
+ * GTE ({@link GteModel}) and JinaBERT ({@link JinaBertModel}) are built in: embeddings (word, plus token type when the model
+ * has a table) through a LayerNorm, then {@link PostNormLayer}s; no final norm. Each architecture loads the parts from its
+ * own names and gives either the rotary frequencies for a padded batch length (the scaled rotary bases depend on it) or
+ * a bias on the scores (ALiBi). Thread-safe.
  */
 final class PostNormEncoder implements Encoder {
     /**
@@ -32,13 +33,15 @@ final class PostNormEncoder implements Encoder {
      * @param types         the token type embeddings [types, hidden], or null without a table
      * @param embeddingNorm the embeddings' LayerNorm
      * @param layers        the layers
-     * @param frequencies   the rotary inverse frequencies (one per pair of a head's columns) for a padded batch length
+     * @param frequencies   the rotary inverse frequencies (one per pair of a head's columns) for a padded batch length, or
+     *                      null without rotary positions
+     * @param bias          a bias on each head's scores by the key's distance from the query, or null
      * @param heads         the heads the checkpoint has
      * @param labels        the classifier's labels, or null
      */
     record Parts(String name, ModelConfig config, Path directory, Precision precision, PackedMatrix words, float[] types,
-                 LayerNorm embeddingNorm, List<PostNormLayer> layers, IntFunction<float[]> frequencies, Map<HeadKind, Head> heads,
-                 Labels labels) {
+                 LayerNorm embeddingNorm, List<PostNormLayer> layers, IntFunction<float[]> frequencies, RelativePositionBias bias,
+                 Map<HeadKind, Head> heads, Labels labels) {
         Parts {
             layers = List.copyOf(layers);
             heads = Collections.unmodifiableMap(new EnumMap<>(heads.isEmpty() ? new EnumMap<>(HeadKind.class) : heads));
@@ -77,6 +80,7 @@ final class PostNormEncoder implements Encoder {
     @Override
     public long weightBytes() {
         return parts.words().bytes() + 4L * (parts.types() == null ? 0 : parts.types().length) + parts.embeddingNorm().bytes()
+                + (parts.bias() == null ? 0 : 4L * parts.bias().rows().length)
                 + parts.layers().stream().mapToLong(PostNormLayer::bytes).sum() + parts.heads().values().stream().mapToLong(Head::bytes).sum();
     }
 
@@ -115,6 +119,9 @@ final class PostNormEncoder implements Encoder {
 
     /** The rotary table of a padded batch of {@code length}: the last one made, when its frequencies and length fit. */
     private Rotary rotary(int length) {
+        if (parts.frequencies() == null) {
+            return null;
+        }
         float[] frequencies = parts.frequencies().apply(length);
         Table t = table.get();
         if (t == null || t.positions() < length || !Arrays.equals(t.frequencies(), frequencies)) {
@@ -161,7 +168,7 @@ final class PostNormEncoder implements Encoder {
                     probabilities = new float[batch.size() * heads * batch.length() * batch.length()];
                     attentions.add(probabilities);
                 }
-                layer.forward(x, layout, ws, rotary, probabilities);
+                layer.forward(x, layout, ws, rotary, parts.bias(), probabilities);
                 if (request.queriesAndKeys()) {      // the MLP leaves ws.q and ws.k alone
                     queries.add(Arrays.copyOf(ws.q, positions));
                     keys.add(Arrays.copyOf(ws.k, positions));

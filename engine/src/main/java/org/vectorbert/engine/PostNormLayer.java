@@ -1,9 +1,10 @@
 package org.vectorbert.engine;
 
 /**
- * A post-LN layer with rotary positions and a gated feed-forward, as NomicBERT's {@code NomicBertBlock} and GTE's
- * {@code NewLayer} are: x = attnNorm(x + output(attention(rotary(q), rotary(k), v))); x = mlpNorm(x + mlp(x)). The fused
- * qkv projection is packed as three matrices, one per third of its rows.
+ * A post-LN layer with positions in its attention (rotary, or a bias on the scores such as ALiBi) and a gated
+ * feed-forward, as NomicBERT's {@code NomicBertBlock}, GTE's {@code NewLayer} and JinaBERT's {@code JinaBertLayer} are:
+ * x = attnNorm(x + output(attention(rotary(q), rotary(k), v) + bias)); x = mlpNorm(x + mlp(x)). A fused qkv projection is
+ * packed as three matrices, one per third of its rows.
  *
  * @param query    the queries' rows of the fused projection [hidden -> hidden], head after head
  * @param key      the keys' rows
@@ -18,20 +19,21 @@ package org.vectorbert.engine;
 record PostNormLayer(PackedMatrix query, PackedMatrix key, PackedMatrix value, PackedMatrix output, LayerNorm attnNorm,
                      GatedFeedForward mlp, LayerNorm mlpNorm, int heads, int headSize) {
     /**
-     * Runs the layer over x ([layout.rows(), hidden]) in place with the rotary tables of this pass; attention probabilities
-     * go to {@code probabilities} when not null. ws.q and ws.k keep the rotated queries and keys.
+     * Runs the layer over x ([layout.rows(), hidden]) in place with the rotary tables of this pass or a bias on the scores
+     * (either may be null); attention probabilities go to {@code probabilities} when not null. ws.q and ws.k keep the
+     * (rotated) queries and keys.
      */
-    void forward(float[] x, RowLayout layout, Workspace ws, Rotary rotary, float[] probabilities) {
+    void forward(float[] x, RowLayout layout, Workspace ws, Rotary rotary, RelativePositionBias bias, float[] probabilities) {
         int rows = layout.rows();
         int hidden = heads * headSize;
         query.apply(x, rows, ws.q);
         key.apply(x, rows, ws.k);
         value.apply(x, rows, ws.v);
-        for (int b = 0; b < layout.starts().length; b++) {
+        for (int b = 0; rotary != null && b < layout.starts().length; b++) {
             Kernels.rotary(ws.q, layout.starts()[b], layout.lengths()[b], hidden, headSize, rotary.cos(), rotary.sin());
             Kernels.rotary(ws.k, layout.starts()[b], layout.lengths()[b], hidden, headSize, rotary.cos(), rotary.sin());
         }
-        AttentionHeads.attend(layout, ws, heads, headSize, layout.starts(), layout.lengths(), null, null, 0, probabilities);
+        AttentionHeads.attend(layout, ws, heads, headSize, layout.starts(), layout.lengths(), null, bias, 0, probabilities);
         output.apply(ws.ctx, rows, ws.t);
         Kernels.addInPlace(x, 0, ws.t, rows * hidden);
         attnNorm.apply(x, rows, x);

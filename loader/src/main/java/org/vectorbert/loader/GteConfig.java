@@ -129,9 +129,9 @@ public record GteConfig(String modelType, List<String> architectures, int vocabS
         return ntkFactor > 0 && Math.max(maxPositionEmbeddings * ntkFactor, length) > maxPositionEmbeddings;
     }
 
-    /** {@return max_position_embeddings·factor or {@link NomicBertConfig#LONG_CONTEXT}, the largest: rotary positions have no table} */
+    /** {@return max_position_embeddings·factor or {@link ModelConfig#LONG_CONTEXT}, the largest: rotary positions have no table} */
     @Override
     public int maxTokens() {
-        return (int) Math.max(NomicBertConfig.LONG_CONTEXT, Math.max(maxPositionEmbeddings, maxPositionEmbeddings * Math.max(ntkFactor, 1)));
+        return (int) Math.max(LONG_CONTEXT, Math.max(maxPositionEmbeddings, maxPositionEmbeddings * Math.max(ntkFactor, 1)));
     }
 }

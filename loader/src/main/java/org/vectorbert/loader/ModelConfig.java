@@ -8,6 +8,12 @@ import java.util.List;
  * implements this; what only one architecture needs stays in its record.
  */
 public interface ModelConfig {
+    /**
+     * The length the long-context encoders (rotary or ALiBi positions, which have no table to run out of) take at least,
+     * whatever their max_position_embeddings: what they are published for.
+     */
+    int LONG_CONTEXT = 8192;
+
     /** {@return config.json's {@code model_type}} */
     String modelType();
 

@@ -33,9 +33,6 @@ public record NomicBertConfig(String modelType, List<String> architectures, int 
                               int numAttentionHeads, int innerSize, int positions, double layerNormEps, int typeVocabSize,
                               double rotaryFraction, double rotaryBase, boolean rotaryInterleaved, double scalingFactor,
                               int maxTrainedPositions, boolean qkvBias, boolean fc1Bias, boolean fc2Bias) implements ModelConfig {
-    /** The length rotary models are published for: positions have no table, so n_positions is no hard limit. */
-    public static final int LONG_CONTEXT = 8192;
-
     /** Copies the list. */
     public NomicBertConfig {
         architectures = List.copyOf(architectures);
@@ -148,7 +145,7 @@ public record NomicBertConfig(String modelType, List<String> architectures, int 
         return rotaryBase * Math.pow(scalingFactor * length / maxTrainedPositions - (scalingFactor - 1), r / (r - 2));
     }
 
-    /** {@return n_positions or {@link #LONG_CONTEXT}, the larger: rotary positions have no table to run out of} */
+    /** {@return n_positions or {@link ModelConfig#LONG_CONTEXT}, the larger: rotary positions have no table to run out of} */
     @Override
     public int maxTokens() {
         return Math.max(positions, LONG_CONTEXT);
