@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The commands on architectures other than BERT's (MPNet's, ModernBERT's, NomicBERT's and GTE's reference fixtures, engine's test
+ * The commands on architectures other than BERT's (MPNet's, ModernBERT's, NomicBERT's, GTE's and JinaBERT's reference fixtures, engine's test
  * resources), and what
  * they refuse: a model type no architecture runs, a config that contradicts the weights, a text past the maximum.
  */
@@ -24,6 +24,7 @@ class ArchitectureCommandsTest {
     private static final Path MODERNBERT = ARCHITECTURES.resolve("modernbert");
     private static final Path NOMICBERT = ARCHITECTURES.resolve("nomicbert");
     private static final Path GTE = ARCHITECTURES.resolve("gte");
+    private static final Path JINABERT = ARCHITECTURES.resolve("jinabert");
 
     @TempDir
     Path work;
@@ -98,6 +99,23 @@ class ArchitectureCommandsTest {
                 + " 8192 positions, no token types, post-LN, rotary positions (base 500000, NTK ×2)\n"), inspected.out());
     }
 
+    /** jina-embeddings-v2's layout (model_type bert, auto_map to Jina's code) embeds; jina-reranker-v1's shape reranks. */
+    @Test
+    void jinaBertEmbedsAndReranks() {
+        TokenizeCommandTest.Run embedded = run("embed", "--model", JINABERT.resolve("jinabert-sentence-mean").toString(), "A man is eating.");
+        assertEquals(0, embedded.exit(), embedded.err());
+        assertTrue(embedded.out().contains("[48] ") && embedded.out().contains("(norm 1.0000)"), embedded.out());
+        TokenizeCommandTest.Run reranked = run("rerank", "--model", JINABERT.resolve("jinabert-rerank").toString(), "--json",
+                "--query", "how big is london", "London has nine million people.", "who wrote the book");
+        assertEquals(0, reranked.exit(), reranked.err());
+        TokenizeCommandTest.Run filled = run("fill-mask", "--model", JINABERT.resolve("jinabert-mlm").toString(), "paris is the [MASK].");
+        assertEquals(0, filled.exit(), filled.err());
+        TokenizeCommandTest.Run inspected = run("inspect", "--model", JINABERT.resolve("jinabert-base").toString());
+        assertEquals(0, inspected.exit(), inspected.err());
+        assertTrue(inspected.out().contains("config:     bert (JinaBERT family), 2 layers, hidden 32, 4 heads, geglu 48 wide, vocab 384,"
+                + " 8192 positions, post-LN, ALiBi\n"), inspected.out());
+    }
+
     @Test
     void inspectSaysWhatModernBertHas() {
         TokenizeCommandTest.Run inspected = run("inspect", "--model", MODERNBERT.resolve("modernbert-sentence-mean").toString());
@@ -133,15 +151,15 @@ class ArchitectureCommandsTest {
                 "model_type 'gpt2' is not supported (supported: bert, distilbert, roberta, xlm-roberta, camembert, electra, mpnet, modernbert, nomic_bert, new)");
     }
 
-    /** jina-embeddings-v2 says model_type bert, but its auto_map names its own code: never run, and not BERT's blocks. */
+    /** jina-embeddings-v2-base-code says model_type bert, but its auto_map names code vectorbert does not implement: never run. */
     @Test
     void aModelWhoseCodeLivesOnTheHubIsRefusedNamingIt() throws IOException {
         Path dir = copy("mpnet-mlm", "remote-code");
         Files.writeString(dir.resolve("config.json"), Files.readString(dir.resolve("config.json")).replace("\"mpnet\"", "\"bert\"")
-                .replaceFirst("\\{", "{\"auto_map\": {\"AutoConfig\": \"jinaai/jina-bert-implementation--configuration_bert.JinaBertConfig\","
-                        + " \"AutoModel\": \"jinaai/jina-bert-implementation--modeling_bert.JinaBertModel\"},"));
+                .replaceFirst("\\{", "{\"auto_map\": {\"AutoConfig\": \"jinaai/jina-bert-v2-qk-post-norm--configuration_bert.JinaBertConfig\","
+                        + " \"AutoModel\": \"jinaai/jina-bert-v2-qk-post-norm--modeling_bert.JinaBertModel\"},"));
         assertUserError(run("embed", "--model", dir.toString(), "text"), "config.json: auto_map names code on the hub"
-                + " (jinaai/jina-bert-implementation--modeling_bert.JinaBertModel), an architecture vectorbert does not implement");
+                + " (jinaai/jina-bert-v2-qk-post-norm--modeling_bert.JinaBertModel), an architecture vectorbert does not implement");
         assertUserError(run("inspect", "--model", dir.toString()), "auto_map names code on the hub");
     }
 

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.vectorbert.loader.SafetensorsFile;
 
 /**
- * langchain4j's EmbeddingModel and ScoringModel on MPNet, ModernBERT, NomicBERT and GTE (the PyTorch reference fixtures in
+ * langchain4j's EmbeddingModel and ScoringModel on MPNet, ModernBERT, NomicBERT, GTE and JinaBERT (the PyTorch reference fixtures in
  * engine's test resources): sentence embeddings with a named prompt, and ModernBERT's and GTE's cross-encoders' scores, as the
  * reference computed them.
  */
@@ -28,7 +28,7 @@ class ArchitecturesTest {
     @Test
     void embeddingsAreTheReferences() throws IOException {
         for (String fixture : new String[] {"modernbert/modernbert-sentence-mean", "mpnet/mpnet-sentence-mean", "nomicbert/nomicbert-sentence",
-            "gte/gte-base-en"}) {
+            "gte/gte-base-en", "jinabert/jinabert-sentence-mean"}) {
             Path dir = ARCHITECTURES.resolve(fixture);
             JsonNode first = JSON.readTree(dir.resolve("inputs.json").toFile()).get(0);
             VectorbertEmbeddingModel.Builder builder = VectorbertEmbeddingModel.builder().model(dir.toString());

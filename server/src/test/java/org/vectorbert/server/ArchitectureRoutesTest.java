@@ -14,7 +14,7 @@ import org.vectorbert.engine.Embeddings;
 import org.vectorbert.loader.SafetensorsFile;
 
 /**
- * serve's routes on MPNet, ModernBERT, NomicBERT and GTE (the PyTorch reference fixtures in engine's test resources), answered as the
+ * serve's routes on MPNet, ModernBERT, NomicBERT, GTE and JinaBERT (the PyTorch reference fixtures in engine's test resources), answered as the
  * reference computed them: sentence embeddings with a prompt, every token's state of a 2,995-token text, a cross-encoder's
  * scores and a classifier's.
  */
@@ -52,10 +52,10 @@ class ArchitectureRoutesTest {
 
     /**
      * NomicBERT (nomic-embed-text-v1.5's layout: a prompt, no Normalize module, so "normalize": false gives its own vectors)
-     * and GTE ([CLS], normalised; /v1/embeddings too), each as the reference computed it.
+     * and GTE's and JinaBERT's (/v1/embeddings), each as the reference computed it.
      */
     @Test
-    void nomicBertAndGteEmbedAsTheirReferences() throws Exception {
+    void nomicBertGteAndJinaBertEmbedAsTheirReferences() throws Exception {
         Path nomic = ARCHITECTURES.resolve("nomicbert/nomicbert-sentence");
         JsonNode query = cases(nomic).get(0);
         try (EmbeddingServer server = serve(nomic); SafetensorsFile expected = SafetensorsFile.open(nomic.resolve("expected.safetensors"))) {
@@ -68,15 +68,18 @@ class ArchitectureRoutesTest {
                 assertClose(want, s * 32, floats(vectors.get(s)), 1e-5, "nomicbert /embed text " + s);
             }
         }
-        Path gte = ARCHITECTURES.resolve("gte/gte-base-en");
-        JsonNode batch = cases(gte).get(0);
-        try (EmbeddingServer server = serve(gte); SafetensorsFile expected = SafetensorsFile.open(gte.resolve("expected.safetensors"))) {
-            float[] want = expected.tensor("case0.sentence_embedding").toFloatArray();
-            HttpResponse<String> v1 = post(server, "v1/embeddings", "{\"input\": " + batch.get("texts") + ", \"model\": \"m\"}");
-            assertEquals(200, v1.statusCode(), v1.body());
-            JsonNode data = JSON.readTree(v1.body()).get("data");
-            for (int s = 0; s < data.size(); s++) {
-                assertClose(want, s * 32, floats(data.get(s).get("embedding")), 1e-5, "gte /v1/embeddings text " + s);
+        for (String fixture : new String[] {"gte/gte-base-en", "jinabert/jinabert-sentence-mean"}) {
+            Path dir = ARCHITECTURES.resolve(fixture);
+            JsonNode batch = cases(dir).get(0);
+            try (EmbeddingServer server = serve(dir); SafetensorsFile expected = SafetensorsFile.open(dir.resolve("expected.safetensors"))) {
+                float[] want = expected.tensor("case0.sentence_embedding").toFloatArray();
+                HttpResponse<String> v1 = post(server, "v1/embeddings", "{\"input\": " + batch.get("texts") + ", \"model\": \"m\"}");
+                assertEquals(200, v1.statusCode(), v1.body());
+                JsonNode data = JSON.readTree(v1.body()).get("data");
+                int dim = want.length / data.size();
+                for (int s = 0; s < data.size(); s++) {
+                    assertClose(want, s * dim, floats(data.get(s).get("embedding")), 1e-5, fixture + " /v1/embeddings text " + s);
+                }
             }
         }
     }

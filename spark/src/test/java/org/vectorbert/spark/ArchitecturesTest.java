@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.vectorbert.loader.SafetensorsFile;
 
 /**
- * TextEmbedder and TextClassifier in Spark local[2] on MPNet, ModernBERT, NomicBERT and GTE (the PyTorch reference fixtures in engine's
+ * TextEmbedder and TextClassifier in Spark local[2] on MPNet, ModernBERT, NomicBERT, GTE and JinaBERT (the PyTorch reference fixtures in engine's
  * test resources): sentence embeddings with a named prompt, and a ModernBERT cross-encoder's scores, as the reference
  * computed them.
  */
@@ -44,7 +44,7 @@ class ArchitecturesTest {
     @Test
     void sentenceEmbeddingsAreTheReferences() throws IOException {
         for (String fixture : new String[] {"modernbert/modernbert-sentence-mean", "mpnet/mpnet-sentence-mean", "nomicbert/nomicbert-sentence",
-            "gte/gte-base-en"}) {
+            "gte/gte-base-en", "jinabert/jinabert-sentence-mean"}) {
             Path dir = ARCHITECTURES.resolve(fixture);
             JsonNode first = JSON.readTree(dir.resolve("inputs.json").toFile()).get(0);
             List<Row> rows = new ArrayList<>();
