@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.stream.Stream;
@@ -15,7 +16,10 @@ import org.vectorbert.engine.Encoder;
 import org.vectorbert.engine.Parallel;
 import org.vectorbert.loader.BertConfig;
 import org.vectorbert.loader.DType;
+import org.vectorbert.loader.GteConfig;
+import org.vectorbert.loader.JinaBertConfig;
 import org.vectorbert.loader.ModernBertConfig;
+import org.vectorbert.loader.NomicBertConfig;
 import org.vectorbert.loader.SafetensorsWriter;
 
 /**
@@ -38,18 +42,27 @@ public final class ArchitectureBenchmark {
 
     public static void main(String[] args) throws IOException {
         boolean longTexts = List.of(args).contains("--long");
-        int layers = intArg(args, "--layers", longTexts ? 22 : 4);
+        String arch = stringArg(args, "--arch", "modernbert");
+        int layers = intArg(args, "--layers", longTexts ? (arch.equals("modernbert") ? 22 : 12) : 4);
         int rounds = intArg(args, "--rounds", longTexts ? 3 : 9);
         Path work = Files.createTempDirectory("vectorbert-architectures");
         try {
             if (longTexts) {
-                longTexts(Encoder.load(writeModernBert(work.resolve("modernbert"), layers, 50368)), rounds);
+                Path dir = work.resolve(arch);
+                longTexts(Encoder.load(switch (arch) {
+                    case "modernbert" -> writeModernBert(dir, layers, 50368);
+                    case "nomicbert", "gte", "jinabert" -> writePostNorm(dir, arch, layers);
+                    default -> throw new IllegalArgumentException("--arch: modernbert, nomicbert, gte or jinabert, not " + arch);
+                }), arch, rounds);
                 return;
             }
             Map<String, Encoder> encoders = new LinkedHashMap<>();
             encoders.put("bert", Encoder.load(write(work.resolve("bert"), "bert", layers)));
             encoders.put("mpnet", Encoder.load(write(work.resolve("mpnet"), "mpnet", layers)));
             encoders.put("modernbert", Encoder.load(writeModernBert(work.resolve("modernbert"), layers, VOCAB)));
+            for (String type : List.of("nomicbert", "gte", "jinabert")) {
+                encoders.put(type, Encoder.load(writePostNorm(work.resolve(type), type, layers)));
+            }
             System.out.printf("%d layers of base width, %d threads, %s%n", layers, Parallel.threads(), Runtime.version());
             for (int[] shape : new int[][] {{8, 128}, {1, 512}}) {
                 Batch batch = EncoderBenchmark.batch(shape[0], shape[1], VOCAB);
@@ -74,8 +87,8 @@ public final class ArchitectureBenchmark {
     }
 
     /** One text of 512 tokens and one of 8,192 through {@code encoder}: time per token of each, and peak memory. */
-    private static void longTexts(Encoder encoder, int rounds) throws IOException {
-        System.out.printf("ModernBERT-base shape, %d layers, %.0f MB of weights, %d threads, %s%n", encoder.config().numHiddenLayers(),
+    private static void longTexts(Encoder encoder, String arch, int rounds) throws IOException {
+        System.out.printf("%s base shape, %d layers, %.0f MB of weights, %d threads, %s%n", arch, encoder.config().numHiddenLayers(),
                 encoder.weightBytes() / 1e6, Parallel.threads(), Runtime.version());
         double[] perToken = new double[2];
         int[] lengths = {512, 8192};
@@ -109,6 +122,17 @@ public final class ArchitectureBenchmark {
     static double flops(Encoder encoder, int size, int length) {
         if (encoder.config() instanceof BertConfig c) {
             return EncoderBenchmark.flops(c, size, length);
+        }
+        int gated = switch (encoder.config()) {
+            case NomicBertConfig c -> c.innerSize();
+            case GteConfig c -> c.intermediateSize();
+            case JinaBertConfig c -> c.intermediateSize();
+            default -> 0;
+        };
+        if (gated > 0) {
+            double tokens = (double) size * length;
+            double h = encoder.config().hiddenSize();
+            return encoder.config().numHiddenLayers() * (2 * tokens * (4 * h * h + 3 * h * gated) + 2 * 2 * tokens * length * h);
         }
         ModernBertConfig c = (ModernBertConfig) encoder.config();
         double tokens = (double) size * length;
@@ -147,6 +171,83 @@ public final class ArchitectureBenchmark {
             spec(specs, p + "mlp.Wo.weight", HIDDEN, intermediate);
         }
         spec(specs, "final_norm.weight", HIDDEN);
+        writeRandom(dir, specs);
+        return dir;
+    }
+
+    /**
+     * A base-width model directory of a post-LN gated architecture with random weights in its hub layout:
+     * nomic-embed-text-v1.5's (SwiGLU, no biases), gte-base-en-v1.5's (gated GELU, NTK ×2) or jina-embeddings-v2-base-en's
+     * (GeGLU, ALiBi).
+     */
+    private static Path writePostNorm(Path dir, String type, int layers) throws IOException {
+        Files.createDirectories(dir);
+        List<SafetensorsWriter.Spec> specs = new ArrayList<>();
+        spec(specs, "embeddings.word_embeddings.weight", VOCAB + 1, HIDDEN);
+        switch (type) {
+            case "nomicbert" -> {
+                Files.writeString(dir.resolve("config.json"), """
+                        {"model_type": "nomic_bert", "architectures": ["NomicBertModel"], "vocab_size": %d, "n_embd": %d, "n_layer": %d,
+                         "n_head": %d, "n_inner": %d, "n_positions": 8192, "max_trained_positions": 2048, "layer_norm_epsilon": 1e-12,
+                         "rotary_emb_fraction": 1.0, "rotary_emb_base": 1000, "rotary_emb_interleaved": false, "rotary_scaling_factor": 2,
+                         "qkv_proj_bias": false, "mlp_fc1_bias": false, "mlp_fc2_bias": false, "activation_function": "swiglu",
+                         "prenorm": false, "type_vocab_size": 2}
+                        """.formatted(VOCAB + 1, HIDDEN, layers, HEADS, INTERMEDIATE));
+                spec(specs, "embeddings.token_type_embeddings.weight", 2, HIDDEN);
+                norm(specs, "emb_ln");
+                for (int l = 0; l < layers; l++) {
+                    String p = "encoder.layers." + l + ".";
+                    spec(specs, p + "attn.Wqkv.weight", 3 * HIDDEN, HIDDEN);
+                    spec(specs, p + "attn.out_proj.weight", HIDDEN, HIDDEN);
+                    spec(specs, p + "mlp.fc11.weight", INTERMEDIATE, HIDDEN);
+                    spec(specs, p + "mlp.fc12.weight", INTERMEDIATE, HIDDEN);
+                    spec(specs, p + "mlp.fc2.weight", HIDDEN, INTERMEDIATE);
+                    norm(specs, p + "norm1");
+                    norm(specs, p + "norm2");
+                }
+            }
+            case "gte" -> {
+                Files.writeString(dir.resolve("config.json"), """
+                        {"model_type": "new", "architectures": ["NewModel"], "vocab_size": %d, "hidden_size": %d, "num_hidden_layers": %d,
+                         "num_attention_heads": %d, "intermediate_size": %d, "max_position_embeddings": 8192, "layer_norm_eps": 1e-12,
+                         "hidden_act": "gelu", "type_vocab_size": 0, "rope_theta": 500000, "rope_scaling": {"type": "ntk", "factor": 2.0},
+                         "pack_qkv": true, "position_embedding_type": "rope", "layer_norm_type": "layer_norm"}
+                        """.formatted(VOCAB + 1, HIDDEN, layers, HEADS, INTERMEDIATE));
+                norm(specs, "embeddings.LayerNorm");
+                for (int l = 0; l < layers; l++) {
+                    String p = "encoder.layer." + l + ".";
+                    spec(specs, p + "attention.qkv_proj.weight", 3 * HIDDEN, HIDDEN);
+                    spec(specs, p + "attention.qkv_proj.bias", 3 * HIDDEN);
+                    linear(specs, p + "attention.o_proj", HIDDEN, HIDDEN);
+                    spec(specs, p + "mlp.up_gate_proj.weight", 2 * INTERMEDIATE, HIDDEN);
+                    linear(specs, p + "mlp.down_proj", INTERMEDIATE, HIDDEN);
+                    norm(specs, p + "attn_ln");
+                    norm(specs, p + "mlp_ln");
+                }
+            }
+            default -> {
+                Files.writeString(dir.resolve("config.json"), """
+                        {"model_type": "bert", "architectures": ["JinaBertForMaskedLM"], "auto_map": {"AutoModel":
+                         "jinaai/jina-bert-implementation--modeling_bert.JinaBertModel"}, "vocab_size": %d, "hidden_size": %d,
+                         "num_hidden_layers": %d, "num_attention_heads": %d, "intermediate_size": %d, "max_position_embeddings": 8192,
+                         "layer_norm_eps": 1e-12, "hidden_act": "gelu", "type_vocab_size": 2, "position_embedding_type": "alibi",
+                         "feed_forward_type": "geglu"}
+                        """.formatted(VOCAB + 1, HIDDEN, layers, HEADS, INTERMEDIATE));
+                spec(specs, "embeddings.token_type_embeddings.weight", 2, HIDDEN);
+                norm(specs, "embeddings.LayerNorm");
+                for (int l = 0; l < layers; l++) {
+                    String p = "encoder.layer." + l + ".";
+                    for (String n : List.of("query", "key", "value")) {
+                        linear(specs, p + "attention.self." + n, HIDDEN, HIDDEN);
+                    }
+                    linear(specs, p + "attention.output.dense", HIDDEN, HIDDEN);
+                    norm(specs, p + "attention.output.LayerNorm");
+                    spec(specs, p + "mlp.gated_layers.weight", 2 * INTERMEDIATE, HIDDEN);
+                    linear(specs, p + "mlp.wo", INTERMEDIATE, HIDDEN);
+                    norm(specs, p + "mlp.layernorm");
+                }
+            }
+        }
         writeRandom(dir, specs);
         return dir;
     }
@@ -197,7 +298,7 @@ public final class ArchitectureBenchmark {
             for (SafetensorsWriter.Spec s : specs) {
                 int n = Math.toIntExact(s.shape()[0] * (s.shape().length > 1 ? s.shape()[1] : 1));
                 float[] values = new float[n];
-                boolean layerNormWeight = s.name().endsWith("LayerNorm.weight") || s.name().endsWith("norm.weight");
+                boolean layerNormWeight = s.name().toLowerCase(Locale.ROOT).matches(".*(norm\\d?|_ln)\\.weight");
                 for (int i = 0; i < n; i++) {
                     values[i] = layerNormWeight ? 1f : (float) (random.nextGaussian() * 0.02);
                 }
@@ -219,6 +320,15 @@ public final class ArchitectureBenchmark {
     private static void norm(List<SafetensorsWriter.Spec> specs, String name) {
         spec(specs, name + ".weight", HIDDEN);
         spec(specs, name + ".bias", HIDDEN);
+    }
+
+    private static String stringArg(String[] args, String name, String fallback) {
+        for (int i = 0; i + 1 < args.length; i++) {
+            if (args[i].equals(name)) {
+                return args[i + 1];
+            }
+        }
+        return fallback;
     }
 
     private static int intArg(String[] args, String name, int fallback) {

@@ -91,6 +91,7 @@ public record GteConfig(String modelType, List<String> architectures, int vocabS
     }
 
     private void validate(String source) {
+        ModelConfig.checkLayers(source, "num_hidden_layers", numHiddenLayers);
         for (Object[] f : new Object[][] {{"vocab_size", vocabSize}, {"hidden_size", hiddenSize}, {"num_hidden_layers", numHiddenLayers},
             {"num_attention_heads", numAttentionHeads}, {"intermediate_size", intermediateSize},
             {"max_position_embeddings", maxPositionEmbeddings}}) {

@@ -14,6 +14,23 @@ public interface ModelConfig {
      */
     int LONG_CONTEXT = 8192;
 
+    /** The most layers a config may say: a guard against a number that would allocate per layer before any weight is read. */
+    int MAX_LAYERS = 1000;
+
+    /**
+     * Refuses a number of layers that is not from 1 to {@link #MAX_LAYERS}.
+     *
+     * @param source names the file in messages
+     * @param key    the key that gave it
+     * @param layers the number
+     * @throws LoaderException naming the key
+     */
+    static void checkLayers(String source, String key, int layers) {
+        if (layers <= 0 || layers > MAX_LAYERS) {
+            throw new LoaderException(source + ": " + key + " must be from 1 to " + MAX_LAYERS + ", was " + layers);
+        }
+    }
+
     /** {@return config.json's {@code model_type}} */
     String modelType();
 

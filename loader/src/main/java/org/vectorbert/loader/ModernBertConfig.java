@@ -77,7 +77,7 @@ public record ModernBertConfig(String modelType, List<String> architectures, int
         List<String> architectures = new ArrayList<>();
         node.path("architectures").forEach(a -> architectures.add(a.asText()));
         int layers = BertConfig.integer(node, "num_hidden_layers", 22, source);
-        positive(source, "num_hidden_layers", layers);
+        ModelConfig.checkLayers(source, "num_hidden_layers", layers);
         int every = BertConfig.integer(node, "global_attn_every_n_layers", 3, source);
         positive(source, "global_attn_every_n_layers", every);
         double globalTheta = BertConfig.number(node, "global_rope_theta", 160000.0, source);

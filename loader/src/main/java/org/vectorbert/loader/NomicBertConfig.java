@@ -97,6 +97,7 @@ public record NomicBertConfig(String modelType, List<String> architectures, int 
     }
 
     private void validate(String source) {
+        ModelConfig.checkLayers(source, "n_layer", numHiddenLayers);
         for (Object[] f : new Object[][] {{"vocab_size", vocabSize}, {"n_embd", hiddenSize}, {"n_layer", numHiddenLayers},
             {"n_head", numAttentionHeads}, {"n_inner", innerSize}, {"n_positions", positions},
             {"max_trained_positions", maxTrainedPositions}}) {
