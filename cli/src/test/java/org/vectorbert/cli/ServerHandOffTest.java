@@ -45,7 +45,7 @@ class ServerHandOffTest {
         served = EmbeddingServer.start(ServerOptions.defaults().withPort(0));
         served.ready(Models.of(model.toString(), embeddings));
         bare = EmbeddingServer.start(ServerOptions.defaults().withPort(0));
-        bare.ready(new Models("no-mlm-head", embeddings, Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
+        bare.ready(Models.of("no-mlm-head", embeddings, Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
                 Optional.empty()));
         guarded = EmbeddingServer.start(ServerOptions.defaults().withPort(0).withApiKey(KEY));
         guarded.ready(Models.of(model.toString(), embeddings));

@@ -196,8 +196,9 @@ public final class M3Embeddings {
      * @return the score
      */
     public static float score(Output query, Output document, Mode mode, float[] weights) {
-        if (weights.length != 3 || !(weights[0] >= 0 && weights[1] >= 0 && weights[2] >= 0)) {
-            throw new EngineException("weights must be three non-negative numbers: dense, sparse, colbert; were " + Arrays.toString(weights));
+        if (weights.length != 3 || !(weights[0] >= 0 && weights[1] >= 0 && weights[2] >= 0) || weights[0] + weights[1] + weights[2] <= 0) {
+            throw new EngineException("weights must be three non-negative numbers, not all 0: dense, sparse, colbert; were "
+                    + Arrays.toString(weights));
         }
         double d = denseScore(query.dense(), document.dense());
         double s = lexicalScore(query.lexicalWeights(), document.lexicalWeights());

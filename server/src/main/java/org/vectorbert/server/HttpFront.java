@@ -76,6 +76,7 @@ final class HttpFront extends Handler.Abstract {
         route("POST", "/embed", "embed", Gate.LIMITED, true, (b, gone) -> api.embed(b, gone));
         route("POST", "/embed_all", "embed_all", Gate.LIMITED, true, (b, gone) -> api.embedAll(b, gone));
         route("POST", "/embed_sparse", "embed_sparse", Gate.LIMITED, true, (b, gone) -> api.embedSparse(b));
+        route("POST", "/embed_multi_vector", "embed_multi_vector", Gate.LIMITED, true, (b, gone) -> api.embedMultiVector(b));
         route("POST", "/similarity", "similarity", Gate.LIMITED, true, (b, gone) -> api.similarity(b, gone));
         route("POST", "/v1/embeddings", "openai_embeddings", Gate.LIMITED, true, (b, gone) -> api.openAiEmbeddings(b, gone));
         route("GET", "/v1/models", "openai_models", Gate.LOADED, false, (b, gone) -> api.openAiModels());

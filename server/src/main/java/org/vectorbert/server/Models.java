@@ -1,11 +1,14 @@
 package org.vectorbert.server;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Objects;
 import java.util.Optional;
 import org.vectorbert.engine.Embeddings;
 import org.vectorbert.engine.FillMask;
 import org.vectorbert.engine.HeadKind;
 import org.vectorbert.engine.QuestionAnswerer;
+import org.vectorbert.engine.M3Embeddings;
 import org.vectorbert.engine.SparseEmbeddings;
 import org.vectorbert.engine.TextClassifier;
 import org.vectorbert.engine.TokenClassifier;
@@ -23,9 +26,12 @@ import org.vectorbert.engine.TokenClassifier;
  * @param tagger     the token classifier, empty when the checkpoint has no token-classification head
  * @param answerer   the question answerer, empty when the checkpoint has no question-answering head
  * @param sparse     SPLADE vectors over the MLM head (/embed_sparse), empty when the checkpoint has no MLM head
+ * @param m3         bge-m3's lexical weights and ColBERT vectors (/embed_sparse, /embed_multi_vector, /rerank's modes), empty
+ *                   unless the model directory has sparse_linear.pt and colbert_linear.pt
  */
 public record Models(String id, Embeddings embeddings, Optional<FillMask> fillMask, Optional<TextClassifier> classifier,
-                     Optional<TokenClassifier> tagger, Optional<QuestionAnswerer> answerer, Optional<SparseEmbeddings> sparse) {
+                     Optional<TokenClassifier> tagger, Optional<QuestionAnswerer> answerer, Optional<SparseEmbeddings> sparse,
+                     Optional<M3Embeddings> m3) {
     /** Checks that nothing is null. */
     public Models {
         Objects.requireNonNull(id, "id");
@@ -35,6 +41,13 @@ public record Models(String id, Embeddings embeddings, Optional<FillMask> fillMa
         Objects.requireNonNull(tagger, "tagger");
         Objects.requireNonNull(answerer, "answerer");
         Objects.requireNonNull(sparse, "sparse");
+        Objects.requireNonNull(m3, "m3");
+    }
+
+    /** {@return these models without bge-m3's heads} For tests and servers that hold an encoder alone. */
+    public static Models of(String id, Embeddings embeddings, Optional<FillMask> fillMask, Optional<TextClassifier> classifier,
+                            Optional<TokenClassifier> tagger, Optional<QuestionAnswerer> answerer, Optional<SparseEmbeddings> sparse) {
+        return new Models(id, embeddings, fillMask, classifier, tagger, answerer, sparse, Optional.empty());
     }
 
     /**
@@ -57,6 +70,9 @@ public record Models(String id, Embeddings embeddings, Optional<FillMask> fillMa
                 ? Optional.of(QuestionAnswerer.of(embeddings.model(), embeddings.tokenizer())) : Optional.empty();
         Optional<SparseEmbeddings> sparse = embeddings.model().hasMlmHead()
                 ? Optional.of(SparseEmbeddings.of(embeddings.model(), embeddings.tokenizer())) : Optional.empty();
-        return new Models(id, embeddings, fillMask, classifier, tagger, answerer, sparse);
+        Path dir = embeddings.model().directory();
+        Optional<M3Embeddings> m3 = Files.isRegularFile(dir.resolve(M3Embeddings.SPARSE_FILE))
+                && Files.isRegularFile(dir.resolve(M3Embeddings.COLBERT_FILE)) ? Optional.of(M3Embeddings.of(embeddings)) : Optional.empty();
+        return new Models(id, embeddings, fillMask, classifier, tagger, answerer, sparse, m3);
     }
 }

@@ -20,6 +20,7 @@ import org.vectorbert.engine.EngineException;
 import org.vectorbert.engine.FillMask;
 import org.vectorbert.engine.FillMaskOptions;
 import org.vectorbert.engine.QuestionAnswerer;
+import org.vectorbert.engine.M3Embeddings;
 import org.vectorbert.engine.SparseEmbeddings;
 import org.vectorbert.engine.TextClassifier;
 import org.vectorbert.engine.TokenClassifier;
@@ -82,10 +83,25 @@ final class Routes {
     }
 
     /**
-     * TEI's POST /embed_sparse: {@code [[{index, value}]]}, each input's SPLADE vector over the model's MLM head,
-     * nonzero entries only, in increasing index order.
+     * TEI's POST /embed_sparse: {@code [[{index, value}]]}, each input's SPLADE vector over the model's MLM head, or a
+     * bge-m3 model's lexical weights, nonzero entries only, in increasing index order.
      */
     Object embedSparse(JsonNode body) {
+        if (models.m3().isPresent()) {
+            List<M3Embeddings.Output> outputs = m3Outputs(body);
+            List<List<Map<String, Object>>> out = new ArrayList<>();
+            for (M3Embeddings.Output o : outputs) {
+                List<Map<String, Object>> entries = new ArrayList<>();
+                o.lexicalWeights().entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e -> {
+                    Map<String, Object> m = new LinkedHashMap<>();
+                    m.put("index", e.getKey());
+                    m.put("value", e.getValue());
+                    entries.add(m);
+                });
+                out.add(entries);
+            }
+            return out;
+        }
         SparseEmbeddings sparse = models.sparse().orElseThrow(() -> new ApiError(424, "Backend",
                 "Model is not an embedding model with SPLADE pooling (it has no masked-language-model head)"));
         List<String> texts = Json.texts(body, "inputs", options.maxClientBatchSize());
@@ -108,6 +124,22 @@ final class Routes {
             out.add(entries);
         }
         return out;
+    }
+
+    /**
+     * POST /embed_multi_vector, in TEI's style (TEI has none): {@code [[[f32]]]} as /embed_all answers, each input's ColBERT
+     * vectors (bge-m3's colbert_linear on every token but the first, normalised).
+     */
+    Object embedMultiVector(JsonNode body) {
+        return m3Outputs(body).stream().map(o -> List.of(o.multiVector())).toList();
+    }
+
+    /** bge-m3's outputs of {@code inputs}, on the inference thread; 424 for a model without bge-m3's head files. */
+    private List<M3Embeddings.Output> m3Outputs(JsonNode body) {
+        M3Embeddings m3 = models.m3().orElseThrow(() -> new ApiError(424, "Backend",
+                "Model has no bge-m3 heads (sparse_linear.pt and colbert_linear.pt beside its weights)"));
+        List<String> texts = Json.texts(body, "inputs", options.maxClientBatchSize());
+        return Embedder.await(batcher.call(() -> m3.encode(texts)));
     }
 
     /**
@@ -335,6 +367,9 @@ final class Routes {
      * (sigmoid, or the logit with {@code raw_scores}), answered as {@code [{index, score, text?}]}, best first.
      */
     Object rerank(JsonNode body, Client client) {
+        if (models.classifier().isEmpty() && models.m3().isPresent()) {
+            return m3Rerank(body);
+        }
         TextClassifier classifier = models.classifier().filter(c -> c.labels().count() == 1)
                 .orElseThrow(() -> new ApiError(424, "Backend", "model is not a re-ranker model"));
         String query = Json.string(body, "query");
@@ -350,6 +385,45 @@ final class Routes {
         for (int i = 0; i < scores.length; i++) {
             scores[i] = raw ? logits.get(i)[0] : TextClassifier.Function.SIGMOID.apply(logits.get(i), 0, 1)[0];
         }
+        return ranked(texts, scores, returnText);
+    }
+
+    /**
+     * /rerank on a bge-m3 model: {@code mode} (dense, sparse, colbert, sparse+dense, colbert+sparse+dense: the default) and
+     * {@code weights} of dense, sparse and ColBERT for the combinations (default [1, 1, 1]), as FlagEmbedding's compute_score.
+     */
+    private Object m3Rerank(JsonNode body) {
+        String query = Json.string(body, "query");
+        if (query == null) {
+            throw ApiError.validation("`query` is missing");
+        }
+        List<String> texts = Json.texts(body, "texts", options.maxClientBatchSize());
+        String name = Json.string(body, "mode");
+        M3Embeddings.Mode mode;
+        try {
+            mode = name == null ? M3Embeddings.Mode.ALL : M3Embeddings.Mode.of(name);
+        } catch (EngineException e) {
+            throw ApiError.validation("`mode`: " + e.getMessage());
+        }
+        float[] weights = M3Embeddings.DEFAULT_WEIGHTS;
+        JsonNode w = body.get("weights");
+        if (w != null && !w.isNull()) {
+            if (!w.isArray() || w.size() != 3 || !w.get(0).isNumber() || !w.get(1).isNumber() || !w.get(2).isNumber()
+                    || w.get(0).doubleValue() < 0 || w.get(1).doubleValue() < 0 || w.get(2).doubleValue() < 0
+                    || w.get(0).doubleValue() + w.get(1).doubleValue() + w.get(2).doubleValue() <= 0) {
+                throw ApiError.validation("`weights` must be three non-negative numbers, not all 0: dense, sparse, colbert; was " + w);
+            }
+            weights = new float[] {w.get(0).floatValue(), w.get(1).floatValue(), w.get(2).floatValue()};
+        }
+        M3Embeddings m3 = models.m3().orElseThrow();
+        M3Embeddings.Mode chosen = mode;
+        float[] given = weights;
+        float[] scores = Embedder.await(batcher.call(() -> m3.rerank(query, texts, chosen, given)));
+        return ranked(texts, scores, Boolean.TRUE.equals(Json.bool(body, "return_text")));
+    }
+
+    /** TEI's /rerank answer: {@code [{index, score[, text]}]}, best first. */
+    private static ArrayNode ranked(List<String> texts, float[] scores, boolean returnText) {
         // TEI sorts ascending, stably, then reverses: equal scores (identical texts) come last index first.
         List<Integer> order = new ArrayList<>();
         for (int i = texts.size() - 1; i >= 0; i--) {

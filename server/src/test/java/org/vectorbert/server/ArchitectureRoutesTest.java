@@ -1,6 +1,7 @@
 package org.vectorbert.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.vectorbert.server.ServerTest.JSON;
 import static org.vectorbert.server.ServerTest.floats;
 import static org.vectorbert.server.ServerTest.post;
@@ -81,6 +82,60 @@ class ArchitectureRoutesTest {
                     assertClose(want, s * dim, floats(data.get(s).get("embedding")), 1e-5, fixture + " /v1/embeddings text " + s);
                 }
             }
+        }
+    }
+
+    /**
+     * bge-m3 (the reference fixture with its two head files): /embed_sparse gives its lexical weights in increasing id order,
+     * /embed_multi_vector its ColBERT vectors, /rerank each score mode, combined with the given weights or [1, 1, 1].
+     */
+    @Test
+    void bgeM3sSparseMultiVectorAndScoresAreTheReferences() throws Exception {
+        Path dir = ARCHITECTURES.resolve("bgem3/bgem3");
+        JsonNode queries = cases(dir).get(0).get("texts");
+        JsonNode documents = cases(dir).get(1).get("texts");
+        JsonNode lexical = JSON.readTree(dir.resolve("expected_lexical_weights.json").toFile()).get("case0");
+        try (EmbeddingServer server = serve(dir); SafetensorsFile expected = SafetensorsFile.open(dir.resolve("expected.safetensors"))) {
+            HttpResponse<String> sparse = post(server, "embed_sparse", "{\"inputs\": " + queries + "}");
+            assertEquals(200, sparse.statusCode(), sparse.body());
+            JsonNode got = JSON.readTree(sparse.body());
+            for (int s = 0; s < queries.size(); s++) {
+                assertEquals(lexical.get(s).size(), got.get(s).size(), "query " + s);
+                int last = -1;
+                for (JsonNode entry : got.get(s)) {
+                    int id = entry.get("index").asInt();
+                    assertTrue(id > last, "increasing ids");
+                    last = id;
+                    assertEquals(lexical.get(s).get(String.valueOf(id)).floatValue(), entry.get("value").floatValue(), 1e-4, "query " + s);
+                }
+            }
+            HttpResponse<String> multi = post(server, "embed_multi_vector", "{\"inputs\": " + queries + "}");
+            assertEquals(200, multi.statusCode(), multi.body());
+            JsonNode vectors = JSON.readTree(multi.body());
+            for (int s = 0; s < queries.size(); s++) {
+                float[] want = expected.tensor("case0.colbert_vecs." + s).toFloatArray();
+                assertEquals(want.length / 32, vectors.get(s).size());
+                for (int v = 0; v < vectors.get(s).size(); v++) {
+                    assertClose(want, v * 32, floats(vectors.get(s).get(v)), 1e-4, "query " + s + " vector " + v);
+                }
+            }
+            for (String[] mode : new String[][] {{"dense", ""}, {"sparse", ""}, {"colbert", ""},
+                {"colbert+sparse+dense", ", \"weights\": [0.4, 0.2, 0.4]"}, {"colbert+sparse+dense.default", ""}}) {
+                float[] want = expected.tensor("scores." + mode[0]).toFloatArray();
+                String name = mode[0].endsWith(".default") ? "" : ", \"mode\": \"" + mode[0] + "\"";
+                HttpResponse<String> r = post(server, "rerank", "{\"query\": " + queries.get(1) + ", \"texts\": " + documents + name + mode[1] + "}");
+                assertEquals(200, r.statusCode(), r.body());
+                for (JsonNode rank : JSON.readTree(r.body())) {
+                    assertEquals(want[4 + rank.get("index").asInt()], rank.get("score").floatValue(), 1e-4, mode[0] + " " + rank);
+                }
+            }
+            HttpResponse<String> bad = post(server, "rerank", "{\"query\": \"q\", \"texts\": [\"t\"], \"weights\": [0, 0, 0]}");
+            assertEquals(422, bad.statusCode(), bad.body());
+            assertTrue(bad.body().contains("`weights` must be three non-negative numbers, not all 0"), bad.body());
+        }
+        try (EmbeddingServer server = serve(ARCHITECTURES.resolve("gte/gte-base-en"))) {
+            HttpResponse<String> r = post(server, "embed_multi_vector", "{\"inputs\": \"paris\"}");
+            assertEquals(424, r.statusCode(), r.body());
         }
     }
 

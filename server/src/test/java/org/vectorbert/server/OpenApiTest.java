@@ -76,6 +76,7 @@ class OpenApiTest {
                     "{\"inputs\": \"paris\", \"normalize\": false, \"truncate\": true, \"truncation_direction\": \"Left\", \"dimensions\": 4}")),
             Map.entry("POST /embed_all", List.of("{\"inputs\": \"paris is the capital of france .\"}")),
             Map.entry("POST /embed_sparse", List.of("{\"inputs\": [\"paris is the capital of france .\", \"bananas are yellow .\"]}")),
+            Map.entry("POST /embed_multi_vector", List.of("{\"inputs\": [\"no warranty\", \"warranty\"]}", "{\"inputs\": \"warranty\"}")),
             Map.entry("POST /similarity", List.of("{\"inputs\": {\"source_sentence\": \"the capital of france\", "
                     + "\"sentences\": [\"paris is the capital of france .\", \"bananas are yellow .\"]}, \"parameters\": {\"truncate\": true}}")),
             Map.entry("POST /v1/embeddings", List.of("{\"input\": [\"paris\", \"berlin is in germany .\"], \"model\": \"tiny\"}",
@@ -119,6 +120,8 @@ class OpenApiTest {
             new Refusal("POST /embed_all", "{\"inputs\": \"paris\", \"truncation_direction\": \"up\"}", 422, "Validation"),
             new Refusal("POST /embed_sparse", "{\"inputs\": []}", 400, "Empty"),
             new Refusal("POST /embed_sparse", "{\"inputs\": \"paris\", \"prompt_name\": \"query\"}", 422, "Validation"),
+            new Refusal("POST /embed_multi_vector", "{\"inputs\": []}", 400, "Empty"),
+            new Refusal("POST /embed_multi_vector", "{\"inputs\": [1]}", 422, "Validation"),
             new Refusal("POST /similarity", "{\"inputs\": {\"source_sentence\": \"paris\", \"sentences\": []}}", 400, "Empty"),
             new Refusal("POST /similarity", "{\"inputs\": {\"sentences\": [\"paris\"]}}", 422, "Validation"),
             new Refusal("POST /v1/embeddings", "{\"input\": []}", 400, "Empty"),
@@ -153,6 +156,8 @@ class OpenApiTest {
     private static EmbeddingServer ready;
     /** An NLI model's server: the zero-shot route's, whose classifier needs an entailment label (ready's has one label). */
     private static EmbeddingServer nli;
+    /** A bge-m3 model's server (engine's reference fixture): the multi-vector route's. */
+    private static EmbeddingServer m3;
     private static EmbeddingServer guarded;
     private static EmbeddingServer loading;
     private static EmbeddingServer limited;
@@ -169,9 +174,12 @@ class OpenApiTest {
         nli = EmbeddingServer.start(ServerOptions.defaults().withPort(0));
         nli.ready(Models.of("tiny", Embeddings.load(TinyTaskModels.sequenceClassifier(work.resolve("nli"),
                 List.of("entailment", "neutral", "contradiction"), "").toString())));
+        m3 = EmbeddingServer.start(ServerOptions.defaults().withPort(0));
+        m3.ready(Models.of("tiny", Embeddings.load(Path.of(System.getProperty("user.dir"))
+                .resolve("../engine/src/test/resources/architectures/bgem3/bgem3").normalize().toString())));
         guarded = EmbeddingServer.start(ServerOptions.defaults().withPort(0).withApiKey(KEY));
         // The same name as the others', so that GET /v1/models/tiny finds it.
-        guarded.ready(new Models("tiny", tiny, Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty()));
+        guarded.ready(Models.of("tiny", tiny, Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty()));
         loading = EmbeddingServer.start(ServerOptions.defaults().withPort(0));
         limited = EmbeddingServer.start(ServerOptions.defaults().withPort(0).withMaxConcurrentRequests(1).withPayloadLimit(PAYLOAD_LIMIT));
         limited.ready(Models.of("tiny", tiny));
@@ -193,7 +201,7 @@ class OpenApiTest {
 
     @AfterAll
     static void stop() throws IOException {
-        for (EmbeddingServer s : new EmbeddingServer[] {ready, nli, guarded, loading, limited}) {
+        for (EmbeddingServer s : new EmbeddingServer[] {ready, nli, m3, guarded, loading, limited}) {
             if (s != null) {
                 s.stop();
             }
@@ -311,9 +319,12 @@ class OpenApiTest {
         assertEquals(new TreeSet<>(NOT_PROVOKED), notAnswered, "statuses the document lists that no request here was answered");
     }
 
-    /** The server whose model answers {@code operation}'s examples: the NLI model's for zero-shot, else the one with every head. */
+    /**
+     * The server whose model answers {@code operation}'s examples: the NLI model's for zero-shot, bge-m3's for multi-vectors,
+     * else the one with every head.
+     */
     private static EmbeddingServer serving(String operation) {
-        return operation.endsWith(" /zero-shot-classification") ? nli : ready;
+        return operation.endsWith(" /zero-shot-classification") ? nli : operation.endsWith(" /embed_multi_vector") ? m3 : ready;
     }
 
     /** The document's operations, "METHOD /path", as swagger-parser read them. */
