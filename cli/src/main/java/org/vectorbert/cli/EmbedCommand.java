@@ -14,6 +14,7 @@ import org.vectorbert.engine.Encoder;
 import org.vectorbert.engine.EmbeddingOptions;
 import org.vectorbert.engine.Embeddings;
 import org.vectorbert.engine.EngineException;
+import org.vectorbert.engine.M3Embeddings;
 import org.vectorbert.engine.Pooling;
 import org.vectorbert.engine.TruncationSide;
 import picocli.CommandLine;
@@ -83,6 +84,14 @@ final class EmbedCommand implements Callable<Integer> {
                     + "(JSON: {input_ids, layer, hidden_state}).")
     Integer layer;
 
+    @Option(names = "--sparse", description = "bge-m3's lexical weights instead of the dense vector (its sparse_linear.pt): token id to"
+            + " weight, as FlagEmbedding's lexical_weights.")
+    boolean sparse;
+
+    @Option(names = "--multi-vector", description = "bge-m3's ColBERT vectors instead of the dense vector (its colbert_linear.pt): one per"
+            + " token but the first; JSON lines {input_ids, colbert_vecs} with --json, or [n, seq, dim] zero-padded with --output FILE.npy.")
+    boolean multiVector;
+
     @Option(names = "--json", description = "One JSON line per text: {input_ids, embedding} or {input_ids, last_hidden_state}.")
     boolean json;
 
@@ -118,6 +127,9 @@ final class EmbedCommand implements Callable<Integer> {
                     throw new UserError("unknown --pooling '" + p + "' (expected " + Pooling.names() + " or none)");
                 }
             }
+        }
+        if (sparse || multiVector) {
+            return m3();
         }
         if (attentions && (!json || output != null)) {
             throw new UserError("--attentions needs --json (and no --output)");
@@ -223,6 +235,26 @@ final class EmbedCommand implements Callable<Integer> {
             progress.finish();
         }
         return 0;
+    }
+
+    /** --sparse or --multi-vector: bge-m3's other two outputs, with the options that apply to them. */
+    private int m3() {
+        if (sparse && multiVector) {
+            throw new UserError("give --sparse or --multi-vector, not both");
+        }
+        String alone = pooling != null ? "--pooling" : pair != null ? "--pair" : attentions ? "--attentions" : layer != null ? "--layer"
+                : server.given() ? "--server" : prompt != null || promptName != null ? "--prompt" : null;
+        if (alone != null) {
+            throw new UserError((sparse ? "--sparse" : "--multi-vector") + " goes without " + alone);
+        }
+        if (output != null && (sparse || json)) {
+            throw new UserError(sparse ? "--sparse writes JSON lines or a summary, not --output" : "give --json or --output FILE.npy, not both");
+        }
+        if (output != null) {
+            NpyOutput.checkTarget(output, true);
+        }
+        M3Embeddings m3 = modelOptions.load(spec.commandLine().getErr(), M3Embeddings::load);
+        return M3Embed.run(m3, sparse, json, output, texts, file, batchSize == null ? 64 : batchSize, spec.commandLine().getOut());
     }
 
     /**

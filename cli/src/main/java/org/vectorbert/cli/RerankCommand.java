@@ -4,12 +4,16 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.vectorbert.common.Excerpt;
+import org.vectorbert.engine.EngineException;
+import org.vectorbert.engine.M3Embeddings;
 import org.vectorbert.engine.Reranker;
 import org.vectorbert.engine.TextClassifier;
 import org.vectorbert.loader.Labels;
@@ -24,10 +28,11 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         addMethodSubcommands = false,
         description = "Order texts by how well they answer a query, with a cross-encoder (a one-label sequence-classification model), "
-                + "as TEI's /rerank does.",
+                + "as TEI's /rerank does, or with bge-m3's dense, sparse and ColBERT scores.",
         footer = {"", "Examples:",
             "  vectorbert rerank --model cross-encoder/ms-marco-MiniLM-L6-v2 --query \"capital of France\" \"Paris is in France.\" \"Bananas are yellow.\"",
-            "  vectorbert rerank --model BAAI/bge-reranker-base --query \"...\" --top-k 10 --json --file passages.txt   (one text per line)"},
+            "  vectorbert rerank --model BAAI/bge-reranker-base --query \"...\" --top-k 10 --json --file passages.txt   (one text per line)",
+            "  vectorbert rerank --model BAAI/bge-m3 --mode colbert+sparse+dense --weights 0.4,0.2,0.4 --query \"...\" \"...\" \"...\""},
         sortOptions = false)
 final class RerankCommand implements Callable<Integer> {
     @Spec
@@ -45,6 +50,14 @@ final class RerankCommand implements Callable<Integer> {
     @Option(names = "--raw-scores", description = "Scores are the model's logits, not their sigmoid (what CrossEncoder gives for models "
             + "that store an identity activation).")
     boolean rawScores;
+
+    @Option(names = "--mode", paramLabel = "MODE", description = "A bge-m3 model's score (a model with sparse_linear.pt and colbert_linear.pt):"
+            + " dense, sparse, colbert, sparse+dense or colbert+sparse+dense (the default), as FlagEmbedding's compute_score.")
+    String mode;
+
+    @Option(names = "--weights", paramLabel = "D,S,C", split = ",", description = "A bge-m3 model's weights of the dense, sparse and ColBERT"
+            + " scores in the combined modes (default: 1,1,1).")
+    List<Float> weights;
 
     @Option(names = "--json", description = "One JSON array of {index, score}, best first, as TEI's /rerank answers.")
     boolean json;
@@ -70,11 +83,18 @@ final class RerankCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         int k = topK == null ? all.size() : topK;
         List<Reranker.Score> ranked;
+        if ((mode != null || weights != null) && (server.given() || rawScores)) {
+            throw new UserError("--mode and --weights go without " + (rawScores ? "--raw-scores" : "--server"));
+        }
         if (server.given()) {
             ranked = Reranker.ranked(scoresFromServer(all, err), k);
         } else {
-            Reranker reranker = modelOptions.load(err, dir -> Reranker.load(dir, modelOptions.precision()));
-            ranked = reranker.rank(query, all, rawScores, k);
+            ranked = modelOptions.load(err, dir -> {
+                boolean m3 = mode != null || weights != null || Files.isRegularFile(Path.of(dir, M3Embeddings.SPARSE_FILE))
+                        && Files.isRegularFile(Path.of(dir, M3Embeddings.COLBERT_FILE));
+                return m3 ? Reranker.ranked(m3Scores(M3Embeddings.load(dir), all), k)
+                        : Reranker.load(dir, modelOptions.precision()).rank(query, all, rawScores, k);
+            });
         }
         if (json) {
             List<Map<String, Object>> list = new ArrayList<>();
@@ -94,6 +114,24 @@ final class RerankCommand implements Callable<Integer> {
         }
         out.flush();
         return 0;
+    }
+
+    /** Each text's score by a bge-m3 model, in the texts' order, with --mode and --weights. */
+    private float[] m3Scores(M3Embeddings m3, List<String> all) {
+        M3Embeddings.Mode chosen;
+        try {
+            chosen = mode == null ? M3Embeddings.Mode.ALL : M3Embeddings.Mode.of(mode);
+        } catch (EngineException e) {
+            throw new UserError("--mode: " + e.getMessage());
+        }
+        float[] w = M3Embeddings.DEFAULT_WEIGHTS;
+        if (weights != null) {
+            if (weights.size() != 3 || weights.stream().anyMatch(x -> x == null || !(x >= 0)) || weights.stream().mapToDouble(x -> x).sum() <= 0) {
+                throw new UserError("--weights must be three non-negative numbers, not all 0 (dense, sparse, colbert), was " + weights);
+            }
+            w = new float[] {weights.get(0), weights.get(1), weights.get(2)};
+        }
+        return m3.rerank(query, all, chosen, w);
     }
 
     /**

@@ -25,6 +25,7 @@ class ArchitectureCommandsTest {
     private static final Path NOMICBERT = ARCHITECTURES.resolve("nomicbert");
     private static final Path GTE = ARCHITECTURES.resolve("gte");
     private static final Path JINABERT = ARCHITECTURES.resolve("jinabert");
+    private static final Path BGEM3 = ARCHITECTURES.resolve("bgem3/bgem3");
 
     @TempDir
     Path work;
@@ -114,6 +115,41 @@ class ArchitectureCommandsTest {
         assertEquals(0, inspected.exit(), inspected.err());
         assertTrue(inspected.out().contains("config:     bert (JinaBERT family), 2 layers, hidden 32, 4 heads, geglu 48 wide, vocab 384,"
                 + " 8192 positions, post-LN, ALiBi\n"), inspected.out());
+    }
+
+    /** bge-m3's lexical weights and ColBERT vectors (JSON lines, .npy) and its score modes, as the reference computed them. */
+    @Test
+    void bgeM3GivesItsSparseAndMultiVectorOutputsAndScores() throws IOException {
+        com.fasterxml.jackson.databind.ObjectMapper mapper = new com.fasterxml.jackson.databind.ObjectMapper();
+        var lexical = mapper.readTree(BGEM3.resolve("expected_lexical_weights.json").toFile()).get("case0").get(2);
+        TokenizeCommandTest.Run sparse = run("embed", "--model", BGEM3.toString(), "--sparse", "--json", "no warranty");
+        assertEquals(0, sparse.exit(), sparse.err());
+        var weights = mapper.readTree(sparse.out()).get("lexical_weights");
+        assertEquals(lexical.size(), weights.size(), sparse.out());
+        lexical.fieldNames().forEachRemaining(id -> assertEquals(lexical.get(id).floatValue(), weights.get(id).floatValue(), 1e-4, id));
+        TokenizeCommandTest.Run summary = run("embed", "--model", BGEM3.toString(), "--sparse", "no warranty");
+        assertTrue(summary.out().startsWith("\"no warranty\"  2 weights: "), summary.out());
+        Path npy = work.resolve("colbert.npy");
+        TokenizeCommandTest.Run multi = run("embed", "--model", BGEM3.toString(), "--multi-vector", "--output", npy.toString(),
+                "no warranty", "who may copy and distribute the program");
+        assertEquals(0, multi.exit(), multi.err());
+        assertTrue(Files.readString(npy, java.nio.charset.StandardCharsets.ISO_8859_1).contains("'shape': (2, 8, 32)"), "[2 texts, 8 vectors, 32]");
+        assertTrue(Files.isRegularFile(work.resolve("colbert.lengths.npy")));
+        TokenizeCommandTest.Run ranked = run("rerank", "--model", BGEM3.toString(), "--json", "--mode", "colbert", "--query", "no warranty",
+                "warranty", "You may copy the program and distribute the program.");
+        assertEquals(0, ranked.exit(), ranked.err());
+        try (var expected = org.vectorbert.loader.SafetensorsFile.open(BGEM3.resolve("expected.safetensors"))) {
+            float[] colbert = expected.tensor("scores.colbert").toFloatArray();
+            for (var r : mapper.readTree(ranked.out())) {
+                int document = r.get("index").asInt() == 0 ? 3 : 1;
+                assertEquals(colbert[2 * 4 + document], r.get("score").floatValue(), 1e-4, ranked.out());
+            }
+        }
+        assertUserError(run("embed", "--model", BGEM3.toString(), "--sparse", "--multi-vector", "t"), "give --sparse or --multi-vector, not both");
+        assertUserError(run("rerank", "--model", BGEM3.toString(), "--weights", "0,0,0", "--query", "q", "t"),
+                "--weights must be three non-negative numbers, not all 0");
+        assertUserError(run("rerank", "--model", BGEM3.toString(), "--mode", "hybrid", "--query", "q", "t"), "unknown score mode 'hybrid'");
+        assertUserError(run("embed", "--model", GTE.resolve("gte-base-en").toString(), "--sparse", "t"), "has no sparse_linear.pt");
     }
 
     @Test
