@@ -349,9 +349,7 @@ public final class Embeddings {
                 int start = b * ids.length() * hidden;
                 float[] pooled = Pool.pool(options.pooling(), out.lastHiddenState(), start, Math.min(p.promptTokens(), n - 1), n, hidden,
                         out.pooled(), b * hidden);
-                if (matryoshkaLayerNorm) {      // nomic-embed-text-v1.5's recipe: layer_norm over the full width, then the cut
-                    pooled = Pool.layerNorm(pooled);
-                }
+                pooled = matryoshkaLayerNorm ? Pool.layerNorm(pooled) : pooled;     // nomic-embed-text-v1.5's: layer_norm, then the cut
                 pooled = p.dimensions() < pooled.length ? Arrays.copyOf(pooled, p.dimensions()) : pooled;
                 results.add(new Result(p.ids(), p.normalize() ? Pool.l2Normalize(pooled) : pooled,
                         tokenVectors ? Arrays.copyOfRange(out.lastHiddenState(), start, start + n * hidden) : null,

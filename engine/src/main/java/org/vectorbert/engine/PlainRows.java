@@ -61,7 +61,8 @@ final class PlainRows {
         }
         float inv = 1f / sum(a, off, n, lanes);
         for (int i = 0; i < n; i++) {
-            a[off + i] *= inv;
+            float p = a[off + i] * inv;
+            a[off + i] = p < Float.MIN_NORMAL ? 0f : p;     // as RowKernels.softmax: no subnormal probabilities
         }
     }
 

@@ -93,7 +93,10 @@ final class RowKernels {
         }
         float inv = 1f / VectorMath.sum(sum);
         for (int i = 0; i < n; i += L) {
-            FloatVector.fromArray(S, a, off + i).mul(inv).intoArray(a, off + i);
+            // Probabilities below the smallest normal float are 0: subnormal operands slow every FMA that reads them a
+            // hundredfold, and ALiBi's long tails put thousands of keys a row there. They are below any sum's last bit.
+            FloatVector p = FloatVector.fromArray(S, a, off + i).mul(inv);
+            p.blend(0f, p.lt(Float.MIN_NORMAL)).intoArray(a, off + i);
         }
     }
 
