@@ -31,8 +31,8 @@ import org.vectorbert.common.AtomicFiles;
  *
  * <p>The files fetched are the ones vectorbert reads: config.json, the safetensors weights, the
  * tokenizer (tokenizer.json or vocab.txt with their settings, else the older files the tokenizer
- * reads, {@link HubCache#OLDER_TOKENIZERS}) and sentence-transformers' pooling, normalising and
- * length settings ({@link SentenceTransformersConfig}).
+ * reads, {@link HubCache#OLDER_TOKENIZERS}), sentence-transformers' pooling, normalising and
+ * length settings ({@link SentenceTransformersConfig}), and bge-m3's two head files where a repository has them.
  */
 final class HubDownload {
     private static final List<String> TOKENIZER_FILES =
@@ -40,6 +40,8 @@ final class HubDownload {
     /** Read by SentenceTransformersConfig; modules.json last, so that a snapshot holding it was asked for the others. */
     private static final List<String> SENTENCE_TRANSFORMERS_FILES =
             List.of("sentence_bert_config.json", "config_sentence_transformers.json", "modules.json");
+    /** bge-m3's sparse and ColBERT heads, beside the encoder: read only by its tasks (M3Embeddings), fetched when present. */
+    private static final List<String> HEAD_FILES = List.of("sparse_linear.pt", "colbert_linear.pt");
     private static final int ATTEMPTS = 4;
     private static final int MAX_REDIRECTS = 10;
 
@@ -121,6 +123,9 @@ final class HubDownload {
                     + "vocab.json with merges.txt, sentencepiece.bpe.model or spiece.model");
         }
         fetchSentenceTransformers(pinned, repo, snapshot);
+        for (String file : HEAD_FILES) {
+            fetchIfPresent(pinned, repo, snapshot, file);
+        }
         if (!id.revision().equals(commit)) {
             try {
                 Path ref = repo.resolve("refs").resolve(id.revision());

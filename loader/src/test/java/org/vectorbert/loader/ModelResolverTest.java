@@ -90,6 +90,7 @@ class ModelResolverTest {
         assertTrue(server.requests.contains("HEAD /acme/tiny-bert/resolve/" + COMMIT + "/model.safetensors"),
                 "after the first answer every file comes from the same commit");
         assertTrue(server.requests.stream().anyMatch(r -> r.startsWith("GET /blobs/")), "the large file comes from the CDN");
+        assertTrue(server.requests.contains("HEAD /acme/tiny-bert/resolve/" + COMMIT + "/sparse_linear.pt"), "bge-m3's heads are asked for");
         assertTrue(server.requests.contains("HEAD /acme/tiny-bert/resolve/" + COMMIT + "/tokenizer.json"),
                 "optional files are asked for; their 404 is no error");
 
