@@ -34,46 +34,35 @@ final class GteModel {
 
     /** Opens a GTE model directory with its matrices held at {@code precision}; the files are closed after. */
     static Encoder load(Path directory, Precision precision) {
-        PlainKernels.checkVectorModule();
-        if (!PlainKernels.firstPassAhead()) {
-            KernelCompilation.start();
-        }
-        try (TensorFiles files = TensorFiles.open(directory)) {
-            GteConfig c = GteConfig.parse(files.configJson(), "config.json");
-            UsedWeights used = new UsedWeights(files);
-            Encoder model = PackedWeights.load(used, precision, PackedWeights.directory(), packed -> {
-                Scope root = Scope.root(used, precision, packed);
-                String prefix = prefix(files);
-                Scope base = prefix.isEmpty() ? root : root.child("new");
-                int h = c.hiddenSize();
-                PackedMatrix words = base.packed(base.tensor("embeddings.word_embeddings.weight", c.vocabSize(), h), null, Precision.F32);
-                float[] types = c.hasTokenTypes() ? base.matrix("embeddings.token_type_embeddings.weight", c.typeVocabSize(), h) : null;
-                PostNormLayer[] layers = new PostNormLayer[c.numHiddenLayers()];
-                Parallel.forRange(layers.length, 1, (from, to) -> {
-                    for (int l = from; l < to; l++) {
-                        layers[l] = layer(base.child("encoder.layer." + l), c);
-                    }
-                });
-                Map<HeadKind, Head> heads = new EnumMap<>(HeadKind.class);
-                Set<HeadKind> kinds = headsIn(files, c);
-                Labels labels = kinds.isEmpty() ? null : files.labels();
-                if (kinds.contains(HeadKind.SEQUENCE_CLASSIFIER)) {
-                    heads.put(HeadKind.SEQUENCE_CLASSIFIER, DenseHead.load(root, List.of(new Family.Dense(prefix + "pooler.dense", "tanh"),
-                            new Family.Dense("classifier", "none")), h, labels.count(), "config.json's id2label names " + labels.count()));
-                } else if (kinds.contains(HeadKind.TOKEN_CLASSIFIER)) {
-                    heads.put(HeadKind.TOKEN_CLASSIFIER, DenseHead.load(root, List.of(new Family.Dense("classifier", "none")), h,
-                            labels.count(), "config.json's id2label names " + labels.count()));
-                } else if (files.find("classifier.weight").isPresent()) {     // gte-multilingual-base's untrained classifier
-                    root.tensor("classifier.weight", files.find("classifier.weight").get().shape());
-                    root.tensor("classifier.bias", files.find("classifier.bias").map(Tensor::shape).orElse(new long[] {1}));
+        return UsedWeights.load(directory, precision, GteConfig::parse, (files, c, root) -> {
+            String prefix = prefix(files);
+            Scope base = prefix.isEmpty() ? root : root.child("new");
+            int h = c.hiddenSize();
+            PackedMatrix words = base.packed(base.tensor("embeddings.word_embeddings.weight", c.vocabSize(), h), null, Precision.F32);
+            float[] types = c.hasTokenTypes() ? base.matrix("embeddings.token_type_embeddings.weight", c.typeVocabSize(), h) : null;
+            PostNormLayer[] layers = new PostNormLayer[c.numHiddenLayers()];
+            Parallel.forRange(layers.length, 1, (from, to) -> {
+                for (int l = from; l < to; l++) {
+                    layers[l] = layer(base.child("encoder.layer." + l), c);
                 }
-                return new PostNormEncoder(new PostNormEncoder.Parts("GTE", c, directory, precision, words, types,
-                        LayerNorm.load(base.child("embeddings.LayerNorm"), h, c.layerNormEps()), List.of(layers), frequencies(c), null, heads,
-                        labels));
             });
-            used.requireAllUsed(files);
-            return model;
-        }
+            Map<HeadKind, Head> heads = new EnumMap<>(HeadKind.class);
+            Set<HeadKind> kinds = headsIn(files, c);
+            Labels labels = kinds.isEmpty() ? null : files.labels();
+            if (kinds.contains(HeadKind.SEQUENCE_CLASSIFIER)) {
+                heads.put(HeadKind.SEQUENCE_CLASSIFIER, DenseHead.load(root, List.of(new Family.Dense(prefix + "pooler.dense", "tanh"),
+                        new Family.Dense("classifier", "none")), h, labels.count(), "config.json's id2label names " + labels.count()));
+            } else if (kinds.contains(HeadKind.TOKEN_CLASSIFIER)) {
+                heads.put(HeadKind.TOKEN_CLASSIFIER, DenseHead.load(root, List.of(new Family.Dense("classifier", "none")), h,
+                        labels.count(), "config.json's id2label names " + labels.count()));
+            } else if (files.find("classifier.weight").isPresent()) {     // gte-multilingual-base's untrained classifier
+                root.tensor("classifier.weight", files.find("classifier.weight").get().shape());
+                root.tensor("classifier.bias", files.find("classifier.bias").map(Tensor::shape).orElse(new long[] {1}));
+            }
+            return new PostNormEncoder(new PostNormEncoder.Parts("GTE", c, directory, precision, words, types,
+                    LayerNorm.load(base.child("embeddings.LayerNorm"), h, c.layerNormEps()), List.of(layers), frequencies(c), null, heads,
+                    labels));
+        });
     }
 
     private static String prefix(TensorFiles files) {

@@ -32,48 +32,37 @@ final class JinaBertModel {
 
     /** Opens a JinaBERT model directory with its matrices held at {@code precision}; the files are closed after. */
     static Encoder load(Path directory, Precision precision) {
-        PlainKernels.checkVectorModule();
-        if (!PlainKernels.firstPassAhead()) {
-            KernelCompilation.start();
-        }
-        try (TensorFiles files = TensorFiles.open(directory)) {
-            JinaBertConfig c = JinaBertConfig.parse(files.configJson(), "config.json");
-            UsedWeights used = new UsedWeights(files);
-            Encoder model = PackedWeights.load(used, precision, PackedWeights.directory(), packed -> {
-                Scope root = Scope.root(used, precision, packed);
-                String prefix = prefix(files);
-                Scope bert = prefix.isEmpty() ? root : root.child("bert");
-                int h = c.hiddenSize();
-                Tensor wordsTensor = bert.tensor("embeddings.word_embeddings.weight", c.vocabSize(), h);
-                PackedMatrix words = bert.packed(wordsTensor, null, Precision.F32);
-                float[] types = c.hasTokenTypes() ? bert.matrix("embeddings.token_type_embeddings.weight", c.typeVocabSize(), h) : null;
-                PostNormLayer[] layers = new PostNormLayer[c.numHiddenLayers()];
-                Parallel.forRange(layers.length, 1, (from, to) -> {
-                    for (int l = from; l < to; l++) {
-                        layers[l] = layer(bert.child("encoder.layer." + l), c);
-                    }
-                });
-                Map<HeadKind, Head> heads = new EnumMap<>(HeadKind.class);
-                Set<HeadKind> kinds = headsIn(files);
-                Labels labels = kinds.contains(HeadKind.SEQUENCE_CLASSIFIER) ? files.labels() : null;
-                if (kinds.contains(HeadKind.POOLER)) {
-                    heads.put(HeadKind.POOLER, DenseHead.load(root, List.of(new Family.Dense(prefix + "pooler.dense", "tanh")), h, h,
-                            "the pooler gives hidden_size"));
+        return UsedWeights.load(directory, precision, JinaBertConfig::parse, (files, c, root) -> {
+            String prefix = prefix(files);
+            Scope bert = prefix.isEmpty() ? root : root.child("bert");
+            int h = c.hiddenSize();
+            Tensor wordsTensor = bert.tensor("embeddings.word_embeddings.weight", c.vocabSize(), h);
+            PackedMatrix words = bert.packed(wordsTensor, null, Precision.F32);
+            float[] types = c.hasTokenTypes() ? bert.matrix("embeddings.token_type_embeddings.weight", c.typeVocabSize(), h) : null;
+            PostNormLayer[] layers = new PostNormLayer[c.numHiddenLayers()];
+            Parallel.forRange(layers.length, 1, (from, to) -> {
+                for (int l = from; l < to; l++) {
+                    layers[l] = layer(bert.child("encoder.layer." + l), c);
                 }
-                if (labels != null) {
-                    heads.put(HeadKind.SEQUENCE_CLASSIFIER, DenseHead.load(root, List.of(new Family.Dense(prefix + "pooler.dense", "tanh"),
-                            new Family.Dense("classifier", "none")), h, labels.count(), "config.json's id2label names " + labels.count()));
-                }
-                if (kinds.contains(HeadKind.MASKED_LM)) {
-                    heads.put(HeadKind.MASKED_LM, masked(root.child("cls.predictions"), c, words, wordsTensor));
-                }
-                return new PostNormEncoder(new PostNormEncoder.Parts("JinaBERT", c, directory, precision, words, types,
-                        LayerNorm.load(bert.child("embeddings.LayerNorm"), h, c.layerNormEps()), List.of(layers), null,
-                        RelativePositionBias.alibi(c.numAttentionHeads(), c.maxTokens()), heads, labels));
             });
-            used.requireAllUsed(files);
-            return model;
-        }
+            Map<HeadKind, Head> heads = new EnumMap<>(HeadKind.class);
+            Set<HeadKind> kinds = headsIn(files);
+            Labels labels = kinds.contains(HeadKind.SEQUENCE_CLASSIFIER) ? files.labels() : null;
+            if (kinds.contains(HeadKind.POOLER)) {
+                heads.put(HeadKind.POOLER, DenseHead.load(root, List.of(new Family.Dense(prefix + "pooler.dense", "tanh")), h, h,
+                        "the pooler gives hidden_size"));
+            }
+            if (labels != null) {
+                heads.put(HeadKind.SEQUENCE_CLASSIFIER, DenseHead.load(root, List.of(new Family.Dense(prefix + "pooler.dense", "tanh"),
+                        new Family.Dense("classifier", "none")), h, labels.count(), "config.json's id2label names " + labels.count()));
+            }
+            if (kinds.contains(HeadKind.MASKED_LM)) {
+                heads.put(HeadKind.MASKED_LM, masked(root.child("cls.predictions"), c, words, wordsTensor));
+            }
+            return new PostNormEncoder(new PostNormEncoder.Parts("JinaBERT", c, directory, precision, words, types,
+                    LayerNorm.load(bert.child("embeddings.LayerNorm"), h, c.layerNormEps()), List.of(layers), null,
+                    RelativePositionBias.alibi(c.numAttentionHeads(), c.maxTokens()), heads, labels));
+        });
     }
 
     private static String prefix(TensorFiles files) {

@@ -35,36 +35,25 @@ final class NomicBertModel {
 
     /** Opens a NomicBERT model directory with its matrices held at {@code precision}; the files are closed after. */
     static Encoder load(Path directory, Precision precision) {
-        PlainKernels.checkVectorModule();
-        if (!PlainKernels.firstPassAhead()) {
-            KernelCompilation.start();
-        }
-        try (TensorFiles files = TensorFiles.open(directory)) {
-            NomicBertConfig c = NomicBertConfig.parse(files.configJson(), "config.json");
-            UsedWeights used = new UsedWeights(files);
-            Encoder model = PackedWeights.load(used, precision, PackedWeights.directory(), packed -> {
-                Scope root = Scope.root(used, precision, packed);
-                Scope bert = files.find("bert.embeddings.word_embeddings.weight").isPresent() ? root.child("bert") : root;
-                int h = c.hiddenSize();
-                Tensor wordsTensor = bert.tensor("embeddings.word_embeddings.weight", c.vocabSize(), h);
-                PackedMatrix words = bert.packed(wordsTensor, null, Precision.F32);
-                float[] types = c.hasTokenTypes() ? bert.matrix("embeddings.token_type_embeddings.weight", c.typeVocabSize(), h) : null;
-                PostNormLayer[] layers = new PostNormLayer[c.numHiddenLayers()];
-                Parallel.forRange(layers.length, 1, (from, to) -> {
-                    for (int l = from; l < to; l++) {
-                        layers[l] = layer(bert.child("encoder.layers." + l), c);
-                    }
-                });
-                Map<HeadKind, Head> heads = new EnumMap<>(HeadKind.class);
-                if (headsIn(files, c).contains(HeadKind.MASKED_LM)) {
-                    heads.put(HeadKind.MASKED_LM, masked(root.child("cls.predictions"), c, words, wordsTensor));
+        return UsedWeights.load(directory, precision, NomicBertConfig::parse, (files, c, root) -> {
+            Scope bert = files.find("bert.embeddings.word_embeddings.weight").isPresent() ? root.child("bert") : root;
+            int h = c.hiddenSize();
+            Tensor wordsTensor = bert.tensor("embeddings.word_embeddings.weight", c.vocabSize(), h);
+            PackedMatrix words = bert.packed(wordsTensor, null, Precision.F32);
+            float[] types = c.hasTokenTypes() ? bert.matrix("embeddings.token_type_embeddings.weight", c.typeVocabSize(), h) : null;
+            PostNormLayer[] layers = new PostNormLayer[c.numHiddenLayers()];
+            Parallel.forRange(layers.length, 1, (from, to) -> {
+                for (int l = from; l < to; l++) {
+                    layers[l] = layer(bert.child("encoder.layers." + l), c);
                 }
-                return new PostNormEncoder(new PostNormEncoder.Parts("NomicBERT", c, directory, precision, words, types,
-                        LayerNorm.load(bert.child("emb_ln"), h, c.layerNormEps()), List.of(layers), frequencies(c), null, heads, null));
             });
-            used.requireAllUsed(files);
-            return model;
-        }
+            Map<HeadKind, Head> heads = new EnumMap<>(HeadKind.class);
+            if (headsIn(files, c).contains(HeadKind.MASKED_LM)) {
+                heads.put(HeadKind.MASKED_LM, masked(root.child("cls.predictions"), c, words, wordsTensor));
+            }
+            return new PostNormEncoder(new PostNormEncoder.Parts("NomicBERT", c, directory, precision, words, types,
+                    LayerNorm.load(bert.child("emb_ln"), h, c.layerNormEps()), List.of(layers), frequencies(c), null, heads, null));
+        });
     }
 
     private static PostNormLayer layer(Scope scope, NomicBertConfig c) {

@@ -1,10 +1,12 @@
 package org.vectorbert.engine;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BiFunction;
 import org.vectorbert.loader.LoaderException;
 import org.vectorbert.loader.Tensor;
 import org.vectorbert.loader.TensorFiles;
@@ -15,6 +17,31 @@ import org.vectorbert.loader.WeightSource;
  * not there, a layer past num_hidden_layers) means config.json does not describe the weights.
  */
 final class UsedWeights implements WeightSource {
+    /** Builds an architecture's encoder from its files, its parsed config and the root of its weights' names. */
+    interface Builder<C> {
+        Encoder build(TensorFiles files, C config, Scope root);
+    }
+
+    /**
+     * Opens a model directory as an architecture's loader does: the kernels' start, config.json parsed by {@code parse},
+     * the encoder built over the weights (packed and cached at {@code precision}), then every weight checked as used. The
+     * files are closed after.
+     */
+    static <C> Encoder load(Path directory, Precision precision, BiFunction<JsonNode, String, C> parse, Builder<C> builder) {
+        PlainKernels.checkVectorModule();
+        if (!PlainKernels.firstPassAhead()) {
+            KernelCompilation.start();
+        }
+        try (TensorFiles files = TensorFiles.open(directory)) {
+            C config = parse.apply(files.configJson(), "config.json");
+            UsedWeights used = new UsedWeights(files);
+            Encoder model = PackedWeights.load(used, precision, PackedWeights.directory(),
+                    packed -> builder.build(files, config, Scope.root(used, precision, packed)));
+            used.requireAllUsed(files);
+            return model;
+        }
+    }
+
     private final TensorFiles files;
     private final Map<String, Boolean> used = new HashMap<>();
 

@@ -106,10 +106,7 @@ class GteReferenceTest {
                 List<String> texts = new ArrayList<>();
                 c.get("texts").forEach(t -> texts.add(t.asText()));
                 List<float[]> vectors = embeddings.embed(texts);
-                float[] all = new float[vectors.size() * vectors.getFirst().length];
-                for (int i = 0; i < vectors.size(); i++) {
-                    System.arraycopy(vectors.get(i), 0, all, i * vectors.get(i).length, vectors.get(i).length);
-                }
+                float[] all = ModernBertReferenceTest.concat(vectors);
                 ModernBertReferenceTest.assertClose(expected, "case" + k + ".sentence_embedding", all, name + " case" + k);
             }
         }

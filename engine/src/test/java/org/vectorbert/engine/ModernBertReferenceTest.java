@@ -265,10 +265,7 @@ class ModernBertReferenceTest {
                 List<String> texts = new ArrayList<>();
                 c.get("texts").forEach(t -> texts.add(t.asText()));
                 List<float[]> vectors = embeddings.embed(texts);
-                float[] all = new float[vectors.size() * vectors.getFirst().length];
-                for (int i = 0; i < vectors.size(); i++) {
-                    System.arraycopy(vectors.get(i), 0, all, i * vectors.get(i).length, vectors.get(i).length);
-                }
+                float[] all = concat(vectors);
                 assertClose(expected, "case" + k + ".sentence_embedding", all, at);
             }
         }
@@ -304,6 +301,15 @@ class ModernBertReferenceTest {
         JSON.writeValue(dir.resolve("config.json").toFile(), config);
         LoaderException e = assertThrows(LoaderException.class, () -> Encoder.load(dir));
         assertTrue(e.getMessage().contains(what), e.getMessage());
+    }
+
+    /** The vectors side by side, as the reference's [n, dim] tensor holds them. */
+    static float[] concat(List<float[]> vectors) {
+        float[] all = new float[vectors.size() * vectors.getFirst().length];
+        for (int i = 0; i < vectors.size(); i++) {
+            System.arraycopy(vectors.get(i), 0, all, i * vectors.get(i).length, vectors.get(i).length);
+        }
+        return all;
     }
 
     static void assertClose(SafetensorsFile expected, String tensor, float[] actual, String at) {

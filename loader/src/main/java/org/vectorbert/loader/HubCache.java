@@ -81,6 +81,9 @@ final class HubCache {
         return false;
     }
 
+    /** bge-m3's sparse and ColBERT heads, beside the encoder: read only by its tasks (M3Embeddings), fetched when present. */
+    static final List<String> HEAD_FILES = List.of("sparse_linear.pt", "colbert_linear.pt");
+
     /** The weight files a snapshot may hold, in the order they are preferred: each kind's single file, then its index of shards. */
     static final List<List<String>> WEIGHTS = List.of(List.of("model.safetensors", "model.safetensors.index.json"),
             List.of("pytorch_model.bin", "pytorch_model.bin.index.json"));

@@ -40,8 +40,6 @@ final class HubDownload {
     /** Read by SentenceTransformersConfig; modules.json last, so that a snapshot holding it was asked for the others. */
     private static final List<String> SENTENCE_TRANSFORMERS_FILES =
             List.of("sentence_bert_config.json", "config_sentence_transformers.json", "modules.json");
-    /** bge-m3's sparse and ColBERT heads, beside the encoder: read only by its tasks (M3Embeddings), fetched when present. */
-    private static final List<String> HEAD_FILES = List.of("sparse_linear.pt", "colbert_linear.pt");
     private static final int ATTEMPTS = 4;
     private static final int MAX_REDIRECTS = 10;
 
@@ -123,9 +121,7 @@ final class HubDownload {
                     + "vocab.json with merges.txt, sentencepiece.bpe.model or spiece.model");
         }
         fetchSentenceTransformers(pinned, repo, snapshot);
-        for (String file : HEAD_FILES) {
-            fetchIfPresent(pinned, repo, snapshot, file);
-        }
+        HubCache.HEAD_FILES.forEach(file -> fetchIfPresent(pinned, repo, snapshot, file));
         if (!id.revision().equals(commit)) {
             try {
                 Path ref = repo.resolve("refs").resolve(id.revision());
