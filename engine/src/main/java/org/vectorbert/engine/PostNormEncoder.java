@@ -44,7 +44,9 @@ final class PostNormEncoder implements Encoder {
                  Map<HeadKind, Head> heads, Labels labels) {
         Parts {
             layers = List.copyOf(layers);
-            heads = Collections.unmodifiableMap(new EnumMap<>(heads.isEmpty() ? new EnumMap<>(HeadKind.class) : heads));
+            Map<HeadKind, Head> copy = new EnumMap<>(HeadKind.class);
+            copy.putAll(heads);
+            heads = Collections.unmodifiableMap(copy);
         }
     }
 
@@ -97,8 +99,8 @@ final class PostNormEncoder implements Encoder {
     @Override
     public void requireHead(HeadKind kind, String consequence) {
         if (!parts.heads().containsKey(kind)) {
-            throw new EngineException(parts.directory() + " has no " + kind.title() + " head (config.json's architectures "
-                    + parts.config().architectures() + ")" + consequence);
+            throw new EngineException(parts.directory() + " has no " + kind.title() + " head (a " + parts.name()
+                    + " checkpoint; config.json's architectures " + parts.config().architectures() + ")" + consequence);
         }
     }
 
