@@ -187,15 +187,15 @@ class ArchitectureCommandsTest {
                 "model_type 'gpt2' is not supported (supported: bert, distilbert, roberta, xlm-roberta, camembert, electra, mpnet, modernbert, nomic_bert, new)");
     }
 
-    /** jina-embeddings-v2-base-code says model_type bert, but its auto_map names code vectorbert does not implement: never run. */
+    /** jina-embeddings-v3's config says model_type bert here, but its auto_map names code vectorbert does not implement: never run. */
     @Test
     void aModelWhoseCodeLivesOnTheHubIsRefusedNamingIt() throws IOException {
         Path dir = copy("mpnet-mlm", "remote-code");
         Files.writeString(dir.resolve("config.json"), Files.readString(dir.resolve("config.json")).replace("\"mpnet\"", "\"bert\"")
-                .replaceFirst("\\{", "{\"auto_map\": {\"AutoConfig\": \"jinaai/jina-bert-v2-qk-post-norm--configuration_bert.JinaBertConfig\","
-                        + " \"AutoModel\": \"jinaai/jina-bert-v2-qk-post-norm--modeling_bert.JinaBertModel\"},"));
+                .replaceFirst("\\{", "{\"auto_map\": {\"AutoConfig\": \"jinaai/xlm-roberta-flash-implementation--configuration_xlm_roberta.XLMRobertaFlashConfig\","
+                        + " \"AutoModel\": \"jinaai/xlm-roberta-flash-implementation--modeling_xlm_roberta.XLMRobertaModel\"},"));
         assertUserError(run("embed", "--model", dir.toString(), "text"), "config.json: auto_map names code on the hub"
-                + " (jinaai/jina-bert-v2-qk-post-norm--modeling_bert.JinaBertModel), an architecture vectorbert does not implement");
+                + " (jinaai/xlm-roberta-flash-implementation--modeling_xlm_roberta.XLMRobertaModel), an architecture vectorbert does not implement");
         assertUserError(run("inspect", "--model", dir.toString()), "auto_map names code on the hub");
     }
 

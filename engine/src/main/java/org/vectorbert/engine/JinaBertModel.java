@@ -22,11 +22,16 @@ import org.vectorbert.loader.TensorFiles;
  * hub's embedding models say JinaBertForMaskedLM): the pooler, the MLM head, a sequence classifier on the pooler.
  */
 final class JinaBertModel {
-    /** The hub code it implements: jina-bert-implementation's, as the jina-embeddings-v2 repositories name it. */
+    /**
+     * The hub code it implements: jina-bert-implementation's, as the jina-embeddings-v2 repositories name it, and
+     * jina-bert-v2-qk-post-norm's (jina-embeddings-v2-base-code), whose layers the weights' names tell apart.
+     */
     static final List<String> HUB_CLASSES = List.of(
             "jinaai/jina-bert-implementation--modeling_bert.JinaBertModel",
             "jinaai/jina-bert-implementation--modeling_bert.JinaBertForMaskedLM",
-            "jinaai/jina-bert-implementation--modeling_bert.JinaBertForSequenceClassification");
+            "jinaai/jina-bert-implementation--modeling_bert.JinaBertForSequenceClassification",
+            "jinaai/jina-bert-v2-qk-post-norm--modeling_bert.JinaBertModel",
+            "jinaai/jina-bert-v2-qk-post-norm--modeling_bert.JinaBertForMaskedLM");
 
     private JinaBertModel() {}
 
@@ -42,7 +47,8 @@ final class JinaBertModel {
             PostNormLayer[] layers = new PostNormLayer[c.numHiddenLayers()];
             Parallel.forRange(layers.length, 1, (from, to) -> {
                 for (int l = from; l < to; l++) {
-                    layers[l] = layer(bert.child("encoder.layer." + l), c);
+                    Scope scope = bert.child("encoder.layer." + l);
+                    layers[l] = scope.has("attention.self.layer_norm_q.weight") ? qkPostNormLayer(scope, c) : layer(scope, c);
                 }
             });
             Map<HeadKind, Head> heads = new EnumMap<>(HeadKind.class);
@@ -81,6 +87,29 @@ final class JinaBertModel {
         return new PostNormLayer(self.child("query").linear(h, h), self.child("key").linear(h, h), self.child("value").linear(h, h),
                 scope.child("attention.output.dense").linear(h, h), LayerNorm.load(scope.child("attention.output.LayerNorm"), h,
                 c.layerNormEps()), mlp, LayerNorm.load(scope.child("mlp.layernorm"), h, c.layerNormEps()), c.numAttentionHeads(), c.headSize());
+    }
+
+    /**
+     * jina-bert-v2-qk-post-norm's layer: LayerNorms over the whole query and key projections ({@code layer_norm_q},
+     * {@code layer_norm_k}), {@code layer_norm_1} after the attention block's output and the layer's input are added, and
+     * a GLU ({@code mlp.up_gated_layer}: the first half linear, the second through feed_forward_type's activation;
+     * {@code mlp.down_layer}) with {@code layer_norm_2}.
+     */
+    private static PostNormLayer qkPostNormLayer(Scope scope, JinaBertConfig c) {
+        int h = c.hiddenSize();
+        int inner = c.intermediateSize();
+        Scope self = scope.child("attention.self");
+        Scope upGated = scope.child("mlp.up_gated_layer");
+        Tensor w = upGated.tensor("weight", 2L * inner, h);
+        GatedFeedForward mlp = new GatedFeedForward(upGated.packed(ModernBertAttention.rows(w, inner, inner), null, upGated.precision()),
+                upGated.packed(ModernBertAttention.rows(w, 0, inner), null, upGated.precision()), scope.child("mlp.down_layer").linear(inner, h),
+                c.feedForwardType().equals("geglu") ? Activation.GELU : Activation.RELU);
+        double eps = c.layerNormEps();
+        return new PostNormLayer(self.child("query").linear(h, h), self.child("key").linear(h, h), self.child("value").linear(h, h),
+                scope.child("attention.output.dense").linear(h, h), LayerNorm.load(scope.child("attention.output.LayerNorm"), h, eps), mlp,
+                LayerNorm.load(scope.child("layer_norm_2"), h, eps), c.numAttentionHeads(), c.headSize(),
+                LayerNorm.load(self.child("layer_norm_q"), h, eps), LayerNorm.load(self.child("layer_norm_k"), h, eps),
+                LayerNorm.load(scope.child("layer_norm_1"), h, eps));
     }
 
     /** BERT's MLM head: LayerNorm(hidden_act(transform.dense(h))), then the decoder tied to the word embeddings, with cls.predictions.bias. */
