@@ -43,16 +43,23 @@ class GteReferenceTest {
     @ParameterizedTest
     @ValueSource(strings = {"gte-base-en", "gte-en-token-types", "gte-multilingual", "gte-multilingual-reranker", "gte-long"})
     void theTokenizerGivesTheLibrarysIds(String name) throws IOException {
-        Path dir = resource(name);
+        assertTheLibrarysIds(resource(name), pad(name));
+    }
+
+    /**
+     * The directory's tokenizer gives inputs.json's ids for each case's texts (with {@code pairs}, each text and its pair):
+     * the ids npm {@code tokenizers} gave, padded with {@code pad}.
+     */
+    static void assertTheLibrarysIds(Path dir, int pad) throws IOException {
         Tokenizer tokenizer = Tokenizer.fromDirectory(dir);
         for (JsonNode c : JSON.readTree(dir.resolve("inputs.json").toFile())) {
-            Batch batch = FamilyReferenceTest.batch(c, pad(name));
+            Batch batch = FamilyReferenceTest.batch(c, pad);
             for (int s = 0; s < c.get("texts").size(); s++) {
                 String text = c.get("texts").get(s).asText();
                 var encoding = c.has("pairs") ? tokenizer.encode(text, c.get("pairs").get(s).asText()) : tokenizer.encode(text);
                 int[] want = new int[batch.lengths()[s]];
                 System.arraycopy(batch.ids(), s * batch.length(), want, 0, want.length);
-                assertArrayEquals(want, encoding.ids(), name + " " + c.get("name").asText() + " text " + s);
+                assertArrayEquals(want, encoding.ids(), dir.getFileName() + " " + c.get("name").asText() + " text " + s);
             }
         }
     }

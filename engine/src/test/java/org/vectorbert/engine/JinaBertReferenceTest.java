@@ -17,7 +17,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.vectorbert.loader.SafetensorsFile;
-import org.vectorbert.tokenizer.Tokenizer;
 
 /**
  * JinaBERT v2 against the independent PyTorch reference written from jina-bert-implementation's code
@@ -40,18 +39,7 @@ class JinaBertReferenceTest {
     @ParameterizedTest
     @ValueSource(strings = {"jinabert-base", "jinabert-mlm", "jinabert-rerank", "jinabert-sentence-mean"})
     void theTokenizerGivesTheLibrarysIds(String name) throws IOException {
-        Path dir = resource(name);
-        Tokenizer tokenizer = Tokenizer.fromDirectory(dir);
-        for (JsonNode c : JSON.readTree(dir.resolve("inputs.json").toFile())) {
-            Batch batch = FamilyReferenceTest.batch(c, 0);
-            for (int s = 0; s < c.get("texts").size(); s++) {
-                String text = c.get("texts").get(s).asText();
-                var encoding = c.has("pairs") ? tokenizer.encode(text, c.get("pairs").get(s).asText()) : tokenizer.encode(text);
-                int[] want = new int[batch.lengths()[s]];
-                System.arraycopy(batch.ids(), s * batch.length(), want, 0, want.length);
-                assertArrayEquals(want, encoding.ids(), name + " " + c.get("name").asText() + " text " + s);
-            }
-        }
+        GteReferenceTest.assertTheLibrarysIds(resource(name), 0);
     }
 
     @ParameterizedTest
