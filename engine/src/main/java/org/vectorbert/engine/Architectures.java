@@ -44,7 +44,7 @@ final class Architectures {
     static final List<Architecture> ALL = List.of(BERT,
             new Architecture("ModernBERT", List.of("modernbert"), List.of(), ModernBertModel::load, ModernBertModel::inspect),
             new Architecture("NomicBERT", List.of("nomic_bert"), NomicBertModel.HUB_CLASSES, NomicBertModel::load, NomicBertModel::inspect),
-            new Architecture("GTE", List.of("new"), GteModel.HUB_CLASSES, GteModel::load, GteModel::inspect),
+            new Architecture("GTE", List.of("new", "gte"), GteModel.HUB_CLASSES, GteModel::load, GteModel::inspect),
             new Architecture("JinaBERT", List.of(), JinaBertModel.HUB_CLASSES, JinaBertModel::load, JinaBertModel::inspect));
 
     private Architectures() {}

@@ -28,7 +28,10 @@ final class GteModel {
     static final List<String> HUB_CLASSES = List.of(
             "Alibaba-NLP/new-impl--modeling.NewModel",
             "Alibaba-NLP/new-impl--modeling.NewForSequenceClassification",
-            "Alibaba-NLP/new-impl--modeling.NewForTokenClassification");
+            "Alibaba-NLP/new-impl--modeling.NewForTokenClassification",
+            // snowflake-arctic-embed-m-v2.0 (model_type gte): new-impl's code renamed, the same tensor names
+            "modeling_hf_alibaba_nlp_gte.GteModel",
+            "Snowflake/snowflake-arctic-embed-m-v2.0--modeling_hf_alibaba_nlp_gte.GteModel");
 
     private GteModel() {}
 

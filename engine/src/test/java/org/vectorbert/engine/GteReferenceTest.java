@@ -7,9 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.net.URISyntaxException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -134,6 +137,36 @@ class GteReferenceTest {
                 assertEquals(1 / (1 + Math.exp(-logits[s])), reranker.scores(query, document, false)[0], 1e-4, "score of pair " + s);
             }
         }
+    }
+
+    /**
+     * snowflake-arctic-embed-m-v2.0 declares {@code model_type: gte} and auto_map to its own copy of new-impl's code
+     * ({@code modeling_hf_alibaba_nlp_gte.GteModel}) with the same tensor names: the same weights give the same states.
+     */
+    @Test
+    void snowflakeArcticEmbedV2sConfigRunsAsGte(@TempDir Path tmp) throws IOException {
+        Path from = resource("gte-en-token-types");
+        try (var files = Files.walk(from)) {
+            for (Path f : files.toList()) {
+                Files.copy(f, tmp.resolve(from.relativize(f).toString()), StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+        ObjectNode config = (ObjectNode) JSON.readTree(from.resolve("config.json").toFile());
+        config.put("model_type", "gte").putArray("architectures").add("GteModel");
+        config.putObject("auto_map").put("AutoConfig", "configuration_hf_alibaba_nlp_gte.GteConfig")
+                .put("AutoModel", "modeling_hf_alibaba_nlp_gte.GteModel");
+        JSON.writeValue(tmp.resolve("config.json").toFile(), config);
+        Encoder model = Encoder.load(tmp);
+        assertTrue(model instanceof PostNormEncoder);
+        JsonNode cases = JSON.readTree(tmp.resolve("inputs.json").toFile());
+        try (SafetensorsFile expected = SafetensorsFile.open(tmp.resolve("expected.safetensors"))) {
+            Batch batch = FamilyReferenceTest.batch(cases.get(0), 0);
+            ModernBertReferenceTest.assertRealClose(expected, "case0.last_hidden_state",
+                    model.forward(batch, Encoder.Request.lastHiddenState()).lastHiddenState(), batch, "snowflake-shaped");
+        }
+        config.remove("auto_map");
+        JSON.writeValue(tmp.resolve("config.json").toFile(), config);
+        assertTrue(Encoder.load(tmp) instanceof PostNormEncoder, "by model_type gte alone");
     }
 
     @Test

@@ -6,7 +6,8 @@ import java.util.List;
 
 /**
  * GTE v1.5's config.json ({@code model_type: new}, the hub code of Alibaba-NLP/new-impl that gte-base-en-v1.5,
- * gte-large-en-v1.5 and gte-multilingual-base name in {@code auto_map}), validated. Paths no published checkpoint takes
+ * gte-large-en-v1.5 and gte-multilingual-base name in {@code auto_map}; snowflake-arctic-embed-m-v2.0's
+ * {@code model_type: gte} is the same code renamed), validated. Paths no published checkpoint takes
  * (separate q/k/v projections, absolute positions, RMSNorm layers, the logn attention scale, mixed NTK) are refused by
  * name, as text-embeddings-inference refuses them.
  *
