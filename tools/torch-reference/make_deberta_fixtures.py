@@ -60,10 +60,9 @@ deberta-v3-tokcls, deberta-v3-qa (the encoder of deberta-v3-base with a head), d
 != hidden 32 with embed_proj, ForMaskedLM with the embedding-size transform) and deberta-variant-c2p (pos_att_type
 ["c2p"] only, share_att_key false). Short inputs: case0 padded-batch, case1 pair, case2 single.
 
-Weight scale as in make_family_fixtures.py: embeddings std 0.02 with a zero pad row (word table), Linear weights std
-1/sqrt(fan_in), biases std 0.1, LayerNorm weights 1 + std 0.1 and biases std 0.1; the relative-position table has
-std 1 (its rows go through encoder.LayerNorm in every case here, and at 0.02 a LayerNorm-free variant would make
-the position terms invisible).
+Weight scale as in make_family_fixtures.py: embeddings std 0.02 with a zero pad row (word table; the position,
+token-type and relative-position tables std 0.02 too: the latter goes through encoder.LayerNorm in every case here),
+Linear and Conv1d weights std 1/sqrt(fan_in), biases std 0.1, LayerNorm weights 1 + std 0.1 and biases std 0.1.
 
 Self-checks run before a case is written (the script stops on the first failure):
   buckets    the float32 torch table against a scalar loop with numpy float32 (another code path); the script prints
@@ -79,9 +78,11 @@ Self-checks run before a case is written (the script stops on the first failure)
              explicit per-position sum over the kernel agrees with conv1d (1e-12); each row run alone equals its rows of
              the padded batch at its real positions (1e-9); the older XSoftmax code gives the same real positions
   heads      pooler/classifier, MLM and QA recomputed with einsum
-  mistakes   on deberta-v3-base (and the MLM case for the conv), each of these changes last_hidden_state by more than
-             1e-3: p2c with the index not negated, scale_factor 1, no rel-embedding LayerNorm, a wrong clamp
-             (2*span), conv without its output mask
+  mistakes   each of these changes last_hidden_state at real positions by more than 1e-3 (so the fixture catches
+             it): on deberta-v3-base p2c with the index not negated, scale_factor 1, no rel-embedding LayerNorm, a
+             symmetric clamp [1, 2*span - 1] (the long case); on deberta-v2-xlarge-mlm the conv over layer 0's
+             output instead of the embeddings, embeddings not multiplied by the mask (the padded row), p2c sign,
+             scale_factor 1
 """
 import json
 import math
@@ -533,7 +534,7 @@ def make_weights(config, head, seed, prefix):
         g.linear(n + 'output.dense', h, config['intermediate_size'])
         g.norm(n + 'output.LayerNorm', h)
     span = span_of(config)[0]
-    g.embedding(p + 'encoder.rel_embeddings', 2 * span, h, std=1.0)
+    g.embedding(p + 'encoder.rel_embeddings', 2 * span, h)
     g.norm(p + 'encoder.LayerNorm', h)
     if config.get('conv_kernel_size', 0) > 0:
         k, groups = config['conv_kernel_size'], config.get('conv_groups', 1)
@@ -672,7 +673,7 @@ class Model:
     def forward(self, ids, type_ids, mask, bias='gather', softmax='new', conv='torch'):
         c, w, p = self.c, self.w, self.p
         n, length = ids.shape
-        maskf = mask.to(torch.float64)
+        maskf = mask.to(torch.get_default_dtype())
         x = self.embeddings(ids, type_ids, maskf)
         embedding_output = x
         pair_mask = (maskf[:, None, :, None] * maskf[:, None, None, :]).bool()  # get_attention_mask: m_i * m_j
