@@ -71,7 +71,9 @@ Self-checks run before a case is written (the script stops on the first failure)
              the pieces + [MASK] and config's vocab_size covers it; [MASK] is one token; Strip, the charsmap and the
              " {2,}" Replace act (NFKC'd, NBSP and padded texts give the plain text's ids); the short inputs are
              longer than 2x the buckets, the long ones about 600 and 350 tokens
-  spm        the hand-written spm.model parses back (a small protobuf reader) to the tokenizer.json's pieces and scores
+  spm        the hand-written spm.model parses back (a small protobuf reader) to the tokenizer.json's pieces and
+             scores; with Debian's python3-sentencepiece installed (apt-get install python3-sentencepiece; skipped,
+             and said so, without it), Google's library loads it and gives every ids.json input the npm ids
   forward    for every case and input: the c2p and p2c terms built a second way (an explicit loop over i, j taking
              each bias entry from the relative distance, the bucket from the scalar function) agree with the
              gather-based computation to 1e-9 (short inputs; the long ones by the gather only); the conv layer as an
@@ -449,9 +451,10 @@ def long_texts():
 # ---------------------------------------------------------------------------------------------------- config
 
 def make_config(kind, extra, vocab_size):
-    """The keys of microsoft/deberta-v3-base's config.json (and of a transformers-saved fine-tune of it), or of
-    microsoft/deberta-v2-xlarge's (conv_*, attention_head_size, pos_att_type as a "|" string), small sizes."""
-    config = {'architectures': [extra.pop('architecture')], 'attention_probs_dropout_prob': 0.1,
+    """'v3': the keys transformers writes for a fine-tune of deberta-v3-base (pos_att_type a list, architectures,
+    pad_token_id, pooler_*); 'v3-hub': exactly the keys of microsoft/deberta-v3-base's own config.json; 'v2': those
+    of microsoft/deberta-v2-xlarge (conv_*, attention_head_size, pos_att_type as a "|" string); small sizes."""
+    config = {'architectures': [extra.get('architecture')], 'attention_probs_dropout_prob': 0.1,
               'hidden_act': 'gelu', 'hidden_dropout_prob': 0.1, 'hidden_size': 32, 'initializer_range': 0.02,
               'intermediate_size': 64, 'layer_norm_eps': 1e-07, 'max_position_embeddings': 512,
               'max_relative_positions': -1, 'model_type': 'deberta-v2', 'norm_rel_ebd': 'layer_norm',
@@ -460,12 +463,25 @@ def make_config(kind, extra, vocab_size):
               'position_biased_input': False, 'position_buckets': 8, 'relative_attention': True,
               'share_att_key': True, 'torch_dtype': 'float32', 'transformers_version': TRANSFORMERS_VERSION,
               'type_vocab_size': 0, 'vocab_size': vocab_size}
+    if kind == 'v3':
+        extra.pop('architecture')
     if kind == 'v2':
         config.update({'attention_head_size': 8, 'conv_act': 'gelu', 'conv_kernel_size': 3, 'pos_att_type': 'p2c|c2p',
                        'max_relative_positions': 8})
         del config['position_buckets']
+        extra.pop('architecture')
         for key in ('pooler_dropout', 'pooler_hidden_act', 'pooler_hidden_size'):
             del config[key]
+    if kind == 'v3-hub':  # microsoft/deberta-v3-base's config.json has exactly these keys (no architectures,
+        # pad_token_id, pooler_*, torch_dtype or transformers_version; pos_att_type as a "|" string)
+        hub = ('attention_probs_dropout_prob', 'hidden_act', 'hidden_dropout_prob', 'hidden_size', 'initializer_range',
+               'intermediate_size', 'layer_norm_eps', 'max_position_embeddings', 'max_relative_positions',
+               'model_type', 'norm_rel_ebd', 'num_attention_heads', 'num_hidden_layers', 'pos_att_type',
+               'position_biased_input', 'position_buckets', 'relative_attention', 'share_att_key',
+               'type_vocab_size', 'vocab_size')
+        config = {k: config[k] for k in hub}
+        config['pos_att_type'] = 'p2c|c2p'
+        extra.pop('architecture', None)
     config.update(extra)
     return config
 
@@ -508,7 +524,7 @@ def make_weights(config, head, seed, prefix):
     g = Weights(seed)
     h, e = config['hidden_size'], config.get('embedding_size', config['hidden_size'])
     p = prefix
-    g.embedding(p + 'embeddings.word_embeddings', config['vocab_size'], e, pad=config['pad_token_id'])
+    g.embedding(p + 'embeddings.word_embeddings', config['vocab_size'], e, pad=config.get('pad_token_id', 0))
     if config['position_biased_input']:
         g.embedding(p + 'embeddings.position_embeddings', config['max_position_embeddings'], e)
     if config['type_vocab_size'] > 0:
@@ -880,7 +896,7 @@ NER = {'0': 'O', '1': 'B-PER', '2': 'I-PER', '3': 'B-LOC', '4': 'I-LOC'}
 
 # name: (kind, head, seed, prefix, inputs, config extra)
 CASES = {
-    'deberta-v3-base': ('v3', 'base', 400, '', 'base', {'architecture': 'DebertaV2Model'}),
+    'deberta-v3-base': ('v3-hub', 'base', 400, '', 'base', {'architecture': 'DebertaV2Model'}),
     'deberta-v3-nli': ('v3', 'seqcls', 401, 'deberta.', 'nli', {
         'architecture': 'DebertaV2ForSequenceClassification', 'id2label': NLI,
         'label2id': {v: int(k) for k, v in NLI.items()}}),
@@ -1035,8 +1051,7 @@ def main():
     os.makedirs(directory)
     with open(os.path.join(directory, 'spm.model'), 'wb') as f:
         f.write(spm)
-    write_json(os.path.join(directory, 'config.json'), make_config('v3', {'architecture': 'DebertaV2Model'},
-                                                                   vocab_size))
+    write_json(os.path.join(directory, 'config.json'), make_config('v3-hub', {}, vocab_size))
     write_json(os.path.join(directory, 'tokenizer_config.json'), tokenizer_config(mask_id, spm_only=True))
     ids = []
     for b in ('plain', 'plain-variants', 'mlm', 'pair', 'single', 'long', 'ner', 'qa'):
@@ -1047,11 +1062,39 @@ def main():
                         'tokens': e['tokens'][:n]})
     with open(os.path.join(directory, 'ids.json'), 'w') as f:
         f.write(compact_json(ids) + '\n')
+    spm_note = check_with_sentencepiece(os.path.join(directory, 'spm.model'), ids, mask_id)
     print('\n'.join(summary))
     print('buckets: ' + '; '.join(bucket_notes))
     print('tokenizer: %d pieces + [MASK] (%d), config vocab_size %d; short inputs up to %d tokens, long %s'
           % (len(vocab), mask_id, vocab_size, max(short_len), long_len))
+    print('spm.model: ' + spm_note)
     print('wrote', len(CASES), 'cases, spm-only and buckets.safetensors to', os.path.normpath(OUT))
+
+
+def check_with_sentencepiece(path, ids, mask_id):
+    """Google's sentencepiece library (Debian's python3-sentencepiece; skipped when it is not installed) loads the
+    hand-written spm.model and segments every input as the npm library did: [CLS] + pieces + [SEP] (+ pieces +
+    [SEP] for a pair), a text with [MASK] cut there and each side encoded alone (the slow DebertaV2Tokenizer splits
+    on added tokens first)."""
+    try:
+        import sentencepiece
+    except ImportError:
+        return 'python3-sentencepiece not installed: the sentencepiece cross-check was skipped'
+    sp = sentencepiece.SentencePieceProcessor(model_file=path)
+    check(sp.get_piece_size() == mask_id and (sp.unk_id(), sp.bos_id(), sp.eos_id(), sp.pad_id()) == (3, 1, 2, 0),
+          'sentencepiece reads spm.model\'s sizes and ids differently')
+
+    def encode(text):
+        out = []
+        for k, part in enumerate(text.split('[MASK]')):
+            out += ([mask_id] if k else []) + sp.encode(part)
+        return out
+    for x in ids:
+        texts = x['text'] if isinstance(x['text'], list) else [x['text']]
+        want = [1] + [i for t in texts for i in encode(t) + [2]]
+        check(want == x['input_ids'], 'sentencepiece segments %r differently: %s' % (
+            x['text'], [sp.id_to_piece(i) if i < mask_id else '[MASK]' for i in want]))
+    return 'sentencepiece %s gives the npm ids for all %d inputs' % (sentencepiece.__version__, len(ids))
 
 
 def regroup_zeroshot(flat):
