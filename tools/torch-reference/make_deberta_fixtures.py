@@ -20,8 +20,9 @@ tokenizer parity. Regenerate everything (well under a minute):
 (without NODE_PATH the helper falls back to tools/tokenizer-reference/node_modules, which `npm ci` there installs at
 the same version). No arguments. The tokenizer is cut from the committed
 tokenizer/src/test/resources/pipeline/unigram-xlmr-precompiled.tokenizer.json: its Precompiled charsmap (a small
-nmt_nfkc-like map: NBSP, full-width ASCII, ligatures, e + U+0301, ...) and the first Unigram pieces with their scores
-plus every one-character piece, laid out as DebertaV2Converter lays out deberta-v3's spm.model (build_tokenizer).
+nmt_nfkc-like map: NBSP, full-width ASCII, ligatures, e + U+0301, ...) and its first 120 Unigram pieces with their
+scores plus every one-character piece and every piece occurring in the texts here, laid out as DebertaV2Converter
+lays out deberta-v3's spm.model (build_tokenizer).
 Writes engine/src/test/resources/architectures/deberta/ (the same bytes on every run: numpy's legacy RandomState
 draws the weights and the long texts, the reference is computed in float64 on one thread, then rounded to float32):
 
@@ -34,7 +35,9 @@ draws the weights and the long texts, the reference is computed in float64 on on
                               (do_lower_case false, split_by_punct false, vocab_type spm) and ids.json (per input:
                               text, a string or an [a, b] pair, and the ids, type ids and tokens the npm library
                               gives for it with the equivalent tokenizer.json, unpadded); no tokenizer.json
-    <case>/config.json        the keys of the hub config of that kind (sorted, indent 2), small sizes
+    <case>/config.json        sorted, indent 2, small sizes: deberta-v3-base exactly the keys of
+                              microsoft/deberta-v3-base's config.json; the fine-tunes as transformers writes them;
+                              the v2 cases microsoft/deberta-v2-xlarge's keys (make_config)
     <case>/model.safetensors  float32, names sorted, __metadata__ {"format": "pt"}; DebertaV2Model: no prefix
                               (embeddings.*, encoder.*); every *ForXxx: deberta.* plus its head
     <case>/tokenizer.json, tokenizer_config.json, special_tokens_map.json
@@ -50,8 +53,8 @@ draws the weights and the long texts, the reference is computed in float64 on on
                               compare real positions only.
     deberta-v3-nli/zeroshot.json   the zero-shot pipeline's per-hypothesis input ids, logits and output
 
-The cases: deberta-v3-base (DebertaV2Model, position_buckets 8, inputs up to 3x the buckets and a long padded batch
-of about 600 and 350 tokens), deberta-v3-nli (DebertaV2ForSequenceClassification, entailment/neutral/contradiction,
+The cases: deberta-v3-base (DebertaV2Model, position_buckets 8, inputs up to 5x the buckets and a long padded batch
+of about 600 and 350 tokens: distances of 512 and more reach the clamp), deberta-v3-nli (DebertaV2ForSequenceClassification, entailment/neutral/contradiction,
 premise/hypothesis pairs, zero-shot), deberta-v2-xlarge-mlm (DebertaV2ForMaskedLM: ConvLayer, no buckets,
 max_relative_positions 8, pos_att_type "p2c|c2p", the current class's cls.predictions.* head),
 deberta-v2-xlarge-mlm-lm-predictions (the same weights with "legacy": false and the lm_predictions.lm_head.* names),
@@ -69,8 +72,9 @@ Self-checks run before a case is written (the script stops on the first failure)
              where float64 differs
   tokenizer  the library writes back (Tokenizer.save) the tokenizer.json it loaded unchanged; its vocabulary size is
              the pieces + [MASK] and config's vocab_size covers it; [MASK] is one token; Strip, the charsmap and the
-             " {2,}" Replace act (NFKC'd, NBSP and padded texts give the plain text's ids); the short inputs are
-             longer than 2x the buckets, the long ones about 600 and 350 tokens
+             " {2,}" Replace act (full-width, NBSP and space-padded texts give the plain text's ids); the short
+             inputs are longer than 2x the buckets, the long ones within 60 of 600 and 350 tokens; pairs carry type
+             ids 1
   spm        the hand-written spm.model parses back (a small protobuf reader) to the tokenizer.json's pieces and
              scores; with Debian's python3-sentencepiece installed (apt-get install python3-sentencepiece; skipped,
              and said so, without it), Google's library loads it and gives every ids.json input the npm ids
