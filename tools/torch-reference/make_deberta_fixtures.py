@@ -54,7 +54,9 @@ draws the weights and the long texts, the reference is computed in float64 on on
     deberta-v3-nli/zeroshot.json   the zero-shot pipeline's per-hypothesis input ids, logits and output
 
 The cases: deberta-v3-base (DebertaV2Model, position_buckets 8, inputs up to 5x the buckets and a long padded batch
-of about 600 and 350 tokens: distances of 512 and more reach the clamp), deberta-v3-nli (DebertaV2ForSequenceClassification, entailment/neutral/contradiction,
+of about 600 and 350 tokens: distances of 512 and more reach the clamp), deberta-v3-base-pretraining-layout (the
+same encoder as microsoft's checkpoints store it: deberta.-prefixed, with unused lm_predictions.* and
+mask_predictions.* tensors; outputs bit-identical to deberta-v3-base's), deberta-v3-nli (DebertaV2ForSequenceClassification, entailment/neutral/contradiction,
 premise/hypothesis pairs, zero-shot), deberta-v2-xlarge-mlm (DebertaV2ForMaskedLM: ConvLayer, no buckets,
 max_relative_positions 8, pos_att_type "p2c|c2p", the current class's cls.predictions.* head),
 deberta-v2-xlarge-mlm-lm-predictions (the same weights with "legacy": false and the lm_predictions.lm_head.* names),
@@ -83,7 +85,8 @@ Self-checks run before a case is written (the script stops on the first failure)
              gather-based computation to 1e-9 (short inputs; the long ones by the gather only); the conv layer as an
              explicit per-position sum over the kernel agrees with conv1d (1e-12); each row run alone equals its rows of
              the padded batch at its real positions (1e-9); the older XSoftmax code gives the same real positions
-  heads      pooler/classifier, MLM and QA recomputed with einsum
+  heads      pooler/classifier, MLM and QA recomputed with einsum; tokcls, qa and the pretraining layout hold
+             deberta-v3-base's encoder tensors, and the pretraining layout reproduces its outputs bit for bit
   mistakes   each of these changes last_hidden_state at real positions by more than 1e-3 (so the fixture catches
              it): on deberta-v3-base p2c with the index not negated, scale_factor 1, no rel-embedding LayerNorm, a
              symmetric clamp [1, 2*span - 1] (the long case); on deberta-v2-xlarge-mlm the conv over layer 0's
@@ -568,6 +571,13 @@ def make_weights(config, head, seed, prefix):
         g.linear('classifier', len(config['id2label']), h)
     elif head == 'qa':
         g.linear('qa_outputs', 2, h)
+    elif head == 'pretraining':  # what the microsoft checkpoints carry beside the encoder (NOTES.md); unused
+        g.linear('lm_predictions.lm_head.dense', h, h)
+        g.norm('lm_predictions.lm_head.LayerNorm', h)
+        g.w['lm_predictions.lm_head.bias'] = g.normal((config['vocab_size'],), 0.1)
+        g.linear('mask_predictions.dense', h, h)
+        g.norm('mask_predictions.LayerNorm', h)
+        g.linear('mask_predictions.classifier', 1, h)
     elif head == 'mlm':
         g.linear('cls.predictions.transform.dense', e, h)
         g.norm('cls.predictions.transform.LayerNorm', e)
@@ -901,6 +911,7 @@ NER = {'0': 'O', '1': 'B-PER', '2': 'I-PER', '3': 'B-LOC', '4': 'I-LOC'}
 # name: (kind, head, seed, prefix, inputs, config extra)
 CASES = {
     'deberta-v3-base': ('v3-hub', 'base', 400, '', 'base', {'architecture': 'DebertaV2Model'}),
+    'deberta-v3-base-pretraining-layout': ('v3-hub', 'pretraining', 400, 'deberta.', 'base-short', {}),
     'deberta-v3-nli': ('v3', 'seqcls', 401, 'deberta.', 'nli', {
         'architecture': 'DebertaV2ForSequenceClassification', 'id2label': NLI,
         'label2id': {v: int(k) for k, v in NLI.items()}}),
@@ -1004,7 +1015,7 @@ def main():
         for name, (kind, head, seed, prefix, input_name, extra) in CASES.items():
             config = make_config(kind, dict(extra), vocab_size)
             w = make_weights(config, head, seed, prefix)
-            if head in ('tokcls', 'qa'):  # deberta-v3-base's encoder under the deberta. prefix
+            if head in ('tokcls', 'qa', 'pretraining'):  # deberta-v3-base's encoder under the deberta. prefix
                 base = make_weights(config, 'base', seed, '')
                 check(all(torch.equal(base[k], w['deberta.' + k]) for k in base), 'shared encoder weights')
             model = Model(config, w, prefix)
@@ -1018,6 +1029,12 @@ def main():
                 for key, value in out.items():
                     expected['case%d.%s' % (i, key)] = value.float()
             notes.append(', '.join('%s %.1e' % kv for kv in sorted(worst.items())))
+            if name == 'deberta-v3-base':
+                base_expected = expected
+            if head == 'pretraining':
+                check(all(torch.equal(v, base_expected[k]) for k, v in expected.items()),
+                      'the pretraining layout does not give deberta-v3-base\'s outputs')
+                notes.append('= deberta-v3-base bit for bit')
             if name == 'deberta-v3-base':
                 notes.append('mistakes: ' + ', '.join(check_mistakes(
                     config, w, prefix, head, cases, ('p2c-sign', 'scale1', 'no-rel-ln', 'clamp'))))
