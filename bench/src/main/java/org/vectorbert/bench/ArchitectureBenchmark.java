@@ -16,6 +16,7 @@ import org.vectorbert.engine.Encoder;
 import org.vectorbert.engine.Parallel;
 import org.vectorbert.loader.BertConfig;
 import org.vectorbert.loader.DType;
+import org.vectorbert.loader.DebertaV2Config;
 import org.vectorbert.loader.GteConfig;
 import org.vectorbert.loader.JinaBertConfig;
 import org.vectorbert.loader.ModernBertConfig;
@@ -28,7 +29,8 @@ import org.vectorbert.loader.SafetensorsWriter;
  * {@code --layers}, 4 by default) written in each architecture's Hugging Face layout, then passes of 8 x 128 and 1 x 512
  * tokens timed in alternation, and each one's GFLOP/s (its own count of multiply-adds) with its ratio to BERT's.
  * {@code --long}: a ModernBERT-base-shaped encoder (22 layers, vocabulary 50368) on one text of 512 and one of 8,192
- * tokens, the cost per token of each, and the process's peak resident memory against the weights.
+ * tokens, the cost per token of each, and the process's peak resident memory against the weights. DeBERTa-v3-base's
+ * shape counts its two position terms as the products they are (each token against 512 relative positions).
  *
  * <pre>bench/run architectures [--layers N] [--rounds N] [--long]</pre>
  */
@@ -63,6 +65,7 @@ public final class ArchitectureBenchmark {
             for (String type : List.of("nomicbert", "gte", "jinabert")) {
                 encoders.put(type, Encoder.load(writePostNorm(work.resolve(type), type, layers)));
             }
+            encoders.put("deberta", Encoder.load(writeDeberta(work.resolve("deberta"), layers)));
             System.out.printf("%d layers of base width, %d threads, %s%n", layers, Parallel.threads(), Runtime.version());
             for (int[] shape : new int[][] {{8, 128}, {1, 512}}) {
                 Batch batch = EncoderBenchmark.batch(shape[0], shape[1], VOCAB);
@@ -122,6 +125,14 @@ public final class ArchitectureBenchmark {
     static double flops(Encoder encoder, int size, int length) {
         if (encoder.config() instanceof BertConfig c) {
             return EncoderBenchmark.flops(c, size, length);
+        }
+        if (encoder.config() instanceof DebertaV2Config c) {
+            // BERT's products, plus each of c2p and p2c: every token's query (key) against the 2·span position keys (queries)
+            double tokens = (double) size * length;
+            double h = c.hiddenSize();
+            int terms = c.scaleFactor() - 1;
+            return c.numHiddenLayers() * (2 * tokens * (4 * h * h + 2 * h * c.intermediateSize()) + 2 * 2 * tokens * length * h
+                    + terms * 2 * tokens * 2.0 * c.relativeSpan() * h);
         }
         int gated = switch (encoder.config()) {
             case NomicBertConfig c -> c.innerSize();
@@ -247,6 +258,39 @@ public final class ArchitectureBenchmark {
                     norm(specs, p + "mlp.layernorm");
                 }
             }
+        }
+        writeRandom(dir, specs);
+        return dir;
+    }
+
+    /**
+     * A DebertaV2Model directory shaped as microsoft/deberta-v3-base (256 log buckets, p2c and c2p through the shared
+     * projections, normalised relative embeddings, no absolute positions) with BERT's vocabulary and random weights.
+     */
+    private static Path writeDeberta(Path dir, int layers) throws IOException {
+        Files.createDirectories(dir);
+        Files.writeString(dir.resolve("config.json"), """
+                {"model_type": "deberta-v2", "architectures": ["DebertaV2Model"], "vocab_size": %d, "hidden_size": %d,
+                 "num_hidden_layers": %d, "num_attention_heads": %d, "intermediate_size": %d, "hidden_act": "gelu",
+                 "max_position_embeddings": 512, "type_vocab_size": 0, "layer_norm_eps": 1e-7, "relative_attention": true,
+                 "position_buckets": 256, "max_relative_positions": -1, "pos_att_type": ["p2c", "c2p"], "share_att_key": true,
+                 "norm_rel_ebd": "layer_norm", "position_biased_input": false}
+                """.formatted(VOCAB, HIDDEN, layers, HEADS, INTERMEDIATE));
+        List<SafetensorsWriter.Spec> specs = new ArrayList<>();
+        spec(specs, "embeddings.word_embeddings.weight", VOCAB, HIDDEN);
+        norm(specs, "embeddings.LayerNorm");
+        spec(specs, "encoder.rel_embeddings.weight", 512, HIDDEN);
+        norm(specs, "encoder.LayerNorm");
+        for (int l = 0; l < layers; l++) {
+            String p = "encoder.layer." + l + ".";
+            for (String n : List.of("query_proj", "key_proj", "value_proj")) {
+                linear(specs, p + "attention.self." + n, HIDDEN, HIDDEN);
+            }
+            linear(specs, p + "attention.output.dense", HIDDEN, HIDDEN);
+            norm(specs, p + "attention.output.LayerNorm");
+            linear(specs, p + "intermediate.dense", HIDDEN, INTERMEDIATE);
+            linear(specs, p + "output.dense", INTERMEDIATE, HIDDEN);
+            norm(specs, p + "output.LayerNorm");
         }
         writeRandom(dir, specs);
         return dir;

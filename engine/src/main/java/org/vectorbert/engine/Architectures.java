@@ -45,7 +45,8 @@ final class Architectures {
             new Architecture("ModernBERT", List.of("modernbert"), List.of(), ModernBertModel::load, ModernBertModel::inspect),
             new Architecture("NomicBERT", List.of("nomic_bert"), NomicBertModel.HUB_CLASSES, NomicBertModel::load, NomicBertModel::inspect),
             new Architecture("GTE", List.of("new", "gte"), GteModel.HUB_CLASSES, GteModel::load, GteModel::inspect),
-            new Architecture("JinaBERT", List.of(), JinaBertModel.HUB_CLASSES, JinaBertModel::load, JinaBertModel::inspect));
+            new Architecture("JinaBERT", List.of(), JinaBertModel.HUB_CLASSES, JinaBertModel::load, JinaBertModel::inspect),
+            new Architecture("DeBERTa-v2", List.of("deberta-v2"), List.of(), DebertaModel::load, DebertaModel::inspect));
 
     private Architectures() {}
 

@@ -120,11 +120,16 @@ record BertLayer(BertSelfAttention attention, DenseAndNorm attentionOutput, Pack
      * Each row's arithmetic is the same whatever rows go with it.
      */
     private void feedForward(float[] in, int rows, Workspace ws, float[] out) {
+        feedForward(intermediate, activation, output.dense(), in, rows, ws, out);
+    }
+
+    /** {@link #feedForward(float[], int, Workspace, float[])} with the given matrices: DeBERTa's layers have BERT's block. */
+    static void feedForward(PackedMatrix up, Activation activation, PackedMatrix down, float[] in, int rows, Workspace ws, float[] out) {
         for (int r0 = 0; r0 < rows; r0 += Workspace.FEED_FORWARD_ROWS) {
             int n = Math.min(Workspace.FEED_FORWARD_ROWS, rows - r0);
-            MatMul.linear(in, r0, n, intermediate, ws.inner, 0);
-            Kernels.activate(activation, ws.inner, n * intermediate.out);
-            MatMul.linear(ws.inner, 0, n, output.dense(), out, r0);
+            MatMul.linear(in, r0, n, up, ws.inner, 0);
+            Kernels.activate(activation, ws.inner, n * up.out);
+            MatMul.linear(ws.inner, 0, n, down, out, r0);
         }
     }
 

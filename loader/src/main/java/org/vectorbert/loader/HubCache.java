@@ -24,7 +24,8 @@ final class HubCache {
      * vocab.txt, each set whole, in the order it tries them (TokenizerFiles.loadDirectory).
      */
     static final List<List<String>> OLDER_TOKENIZERS =
-            List.of(List.of("vocab.json", "merges.txt"), List.of("sentencepiece.bpe.model"), List.of("spiece.model"));
+            List.of(List.of("vocab.json", "merges.txt"), List.of("sentencepiece.bpe.model"), List.of("spiece.model"),
+            List.of("spm.model"));
 
     private HubCache() {}
 

@@ -118,7 +118,7 @@ final class HubDownload {
         }
         if (!HubCache.isComplete(snapshot)) {
             throw new LoaderException(id + " on the hub has no tokenizer vectorbert reads: tokenizer.json, vocab.txt, "
-                    + "vocab.json with merges.txt, sentencepiece.bpe.model or spiece.model");
+                    + "vocab.json with merges.txt, sentencepiece.bpe.model, spiece.model or spm.model");
         }
         fetchSentenceTransformers(pinned, repo, snapshot);
         HubCache.HEAD_FILES.forEach(file -> fetchIfPresent(pinned, repo, snapshot, file));

@@ -33,7 +33,7 @@ import java.util.regex.Pattern;
 public final class ModelResolver {
     /** The files the tokenizer module builds a tokenizer from (its {@code TokenizerFiles}), any one enough for a directory. */
     private static final List<String> TOKENIZER_FILES = List.of("tokenizer.json", "vocab.txt", "vocab.json",
-            "sentencepiece.bpe.model", "spiece.model");
+            "sentencepiece.bpe.model", "spiece.model", "spm.model");
 
     /** Hears what resolving a model does: lines for the user, and progress of long steps. */
     public interface Listener {

@@ -384,7 +384,7 @@ class ModelResolverTest {
         server.add("acme/llama", new HubImitation.Repo(COMMIT, none, null));
         LoaderException e = assertThrows(LoaderException.class, () -> ModelResolver.resolve("acme/llama", hub(null), listener));
         assertTrue(e.getMessage().endsWith("has no tokenizer vectorbert reads: tokenizer.json, vocab.txt, vocab.json with merges.txt, "
-                + "sentencepiece.bpe.model or spiece.model"), e.getMessage());
+                + "sentencepiece.bpe.model, spiece.model or spm.model"), e.getMessage());
     }
 
     @Test

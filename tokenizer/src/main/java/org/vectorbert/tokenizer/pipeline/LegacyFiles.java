@@ -77,7 +77,8 @@ final class LegacyFiles {
         return root;
     }
 
-    static JsonNode sentencePiece(Path file, JsonNode config) {
+    /** A sentencepiece Unigram model read from {@code file}: pieces with scores, or a one-line refusal. */
+    private static SentencePieceProto unigram(Path file) {
         byte[] bytes;
         try {
             bytes = Files.readAllBytes(file);
@@ -89,7 +90,7 @@ final class LegacyFiles {
         SentencePieceProto proto = SentencePieceProto.parse(bytes, file.toString());
         if (proto.modelType() != SentencePieceProto.UNIGRAM) {
             throw new TokenizerException(file + ": sentencepiece model_type " + proto.modelType()
-                    + " is not read (only 1, Unigram, as XLM-R, CamemBERT and multilingual-e5 use)");
+                    + " is not read (only 1, Unigram, as XLM-R, CamemBERT, multilingual-e5 and DeBERTa-v3 use)");
         }
         if (proto.pieces().isEmpty()) {
             throw new TokenizerException(file + ": the sentencepiece model has no pieces");
@@ -97,6 +98,78 @@ final class LegacyFiles {
         if (proto.pieces().stream().noneMatch(SentencePieceProto.Piece::hasScore)) {
             throw new TokenizerException(file + ": the sentencepiece pieces have no scores; a Unigram model needs them");
         }
+        return proto;
+    }
+
+    /**
+     * DeBERTa-v2/v3's {@code spm.model} as DebertaV2Converter converts it: the pieces at their own ids, normalised by
+     * Lowercase (with do_lower_case), Strip, the precompiled charsmap and runs of spaces to one, split by Punctuation
+     * (with split_by_punct) and Metaspace, then [CLS] A [SEP] (B [SEP], type 1); the special tokens at their pieces' ids,
+     * [MASK] after the last piece when the model has none.
+     */
+    static JsonNode debertaV2(Path file, JsonNode config) {
+        SentencePieceProto proto = unigram(file);
+        ArrayNode vocab = NODES.arrayNode();
+        Map<String, Integer> ids = new java.util.HashMap<>();
+        for (SentencePieceProto.Piece p : proto.pieces()) {
+            ids.putIfAbsent(p.piece(), vocab.size());
+            vocab.add(NODES.arrayNode().add(p.piece()).add((double) p.score()));
+        }
+        ObjectNode model = NODES.objectNode().put("type", "Unigram").put("unk_id", proto.unkId());
+        model.set("vocab", vocab);
+        model.put("byte_fallback", proto.byteFallback());
+        ObjectNode root = root(model);
+        ArrayNode normalizers = NODES.arrayNode();
+        if (config.path("do_lower_case").asBoolean(false)) {
+            normalizers.addObject().put("type", "Lowercase");
+        }
+        normalizers.addObject().put("type", "Strip").put("strip_left", true).put("strip_right", true);
+        if (proto.precompiledCharsmap().length > 0) {
+            normalizers.addObject().put("type", "Precompiled")
+                    .put("precompiled_charsmap", Base64.getEncoder().encodeToString(proto.precompiledCharsmap()));
+        }
+        ObjectNode replace = normalizers.addObject().put("type", "Replace");
+        replace.putObject("pattern").put("Regex", " {2,}");
+        replace.put("content", " ");
+        root.putObject("normalizer").put("type", "Sequence").set("normalizers", normalizers);
+        ObjectNode metaspace = NODES.objectNode().put("type", "Metaspace").put("replacement", "\u2581")
+                .put("prepend_scheme", proto.addDummyPrefix() ? "always" : "never").put("split", true);
+        ArrayNode pre = root.putObject("pre_tokenizer").put("type", "Sequence").putArray("pretokenizers");
+        if (config.path("split_by_punct").asBoolean(false)) {
+            pre.addObject().put("type", "Punctuation").put("behavior", "isolated");
+        }
+        pre.add(metaspace);
+        root.set("decoder", metaspace);
+        String cls = tokenName(config, "cls_token", "[CLS]");
+        String sep = tokenName(config, "sep_token", "[SEP]");
+        ArrayNode added = NODES.arrayNode();
+        int next = vocab.size();
+        for (String role : List.of("pad_token", "cls_token", "sep_token", "unk_token", "mask_token")) {
+            String content = tokenName(config, role, "[" + role.substring(0, role.indexOf('_')).toUpperCase(java.util.Locale.ROOT) + "]");
+            Integer id = ids.get(content);
+            if (id == null) {
+                id = next++;
+                ids.put(content, id);
+            }
+            added.add(addedToken(id, content, true, false));
+        }
+        root.set("added_tokens", added);
+        ObjectNode t = root.putObject("post_processor").put("type", "TemplateProcessing");
+        t.putArray("single").add(special(cls)).add(sequence("A")).add(special(sep));
+        ArrayNode pair = t.putArray("pair").add(special(cls)).add(sequence("A")).add(special(sep));
+        pair.addObject().putObject("Sequence").put("id", "B").put("type_id", 1);
+        pair.addObject().putObject("SpecialToken").put("id", sep).put("type_id", 1);
+        ObjectNode specials = t.putObject("special_tokens");
+        for (String name : List.of(cls, sep)) {
+            ObjectNode s = specials.putObject(name).put("id", name);
+            s.putArray("ids").add(ids.get(name));
+            s.putArray("tokens").add(name);
+        }
+        return root;
+    }
+
+    static JsonNode sentencePiece(Path file, JsonNode config) {
+        SentencePieceProto proto = unigram(file);
         String kind = config.path("tokenizer_class").asText("");
         List<String> fairseq = kind.startsWith("XLMRobertaTokenizer") ? XLMR_SPECIALS
                 : kind.startsWith("CamembertTokenizer") ? CAMEMBERT_SPECIALS : null;

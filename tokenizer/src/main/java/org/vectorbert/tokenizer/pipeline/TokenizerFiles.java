@@ -42,8 +42,11 @@ public final class TokenizerFiles {
                 return fromJson(LegacyFiles.sentencePiece(model, config), name, config);
             }
         }
+        if (Files.exists(directory.resolve("spm.model"))) {     // DeBERTa-v2/v3's name for it
+            return fromJson(LegacyFiles.debertaV2(directory.resolve("spm.model"), config), "spm.model", config);
+        }
         throw new TokenizerException("no tokenizer in " + directory + ": expected tokenizer.json, vocab.txt, "
-                + "vocab.json and merges.txt, sentencepiece.bpe.model or spiece.model");
+                + "vocab.json and merges.txt, sentencepiece.bpe.model, spiece.model or spm.model");
     }
 
     public static Tokenizer loadTokenizerJson(Path file) {
