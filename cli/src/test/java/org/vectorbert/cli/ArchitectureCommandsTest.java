@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The commands on architectures other than BERT's (MPNet's, ModernBERT's, NomicBERT's, GTE's and JinaBERT's reference fixtures, engine's test
+ * The commands on architectures other than BERT's (MPNet's, ModernBERT's, NomicBERT's, GTE's, JinaBERT's and DeBERTa's reference fixtures, engine's test
  * resources), and what
  * they refuse: a model type no architecture runs, a config that contradicts the weights, a text past the maximum.
  */
@@ -26,6 +26,7 @@ class ArchitectureCommandsTest {
     private static final Path GTE = ARCHITECTURES.resolve("gte");
     private static final Path JINABERT = ARCHITECTURES.resolve("jinabert");
     private static final Path BGEM3 = ARCHITECTURES.resolve("bgem3/bgem3");
+    private static final Path DEBERTA = ARCHITECTURES.resolve("deberta");
 
     @TempDir
     Path work;
@@ -117,6 +118,33 @@ class ArchitectureCommandsTest {
                 + " 8192 positions, post-LN, ALiBi\n"), inspected.out());
     }
 
+    /** DeBERTa-v3's heads (an NLI classifier, zero-shot on it, NER, QA) and v2's MLM head with the convolution; inspect. */
+    @Test
+    void debertaRunsEveryTaskItHasAHeadFor() {
+        TokenizeCommandTest.Run classified = run("classify", "--model", DEBERTA.resolve("deberta-v3-nli").toString(), "--json",
+                "The team won the final match.");
+        assertEquals(0, classified.exit(), classified.err());
+        assertTrue(classified.out().contains("\"label\":\"entailment\""), classified.out());
+        TokenizeCommandTest.Run zeroShot = run("classify", "--zero-shot", "--labels", "politics,sports,science,cooking", "--model",
+                DEBERTA.resolve("deberta-v3-nli").toString(), "--json", "The government announced new taxes on imported cars today.");
+        assertEquals(0, zeroShot.exit(), zeroShot.err());
+        assertTrue(zeroShot.out().startsWith("{\"sequence\":\"The government announced new taxes on imported cars today.\","
+                + "\"labels\":[\"cooking\",\"science\",\"politics\",\"sports\"],\"scores\":[0.284"), zeroShot.out());
+        TokenizeCommandTest.Run ner = run("ner", "--model", DEBERTA.resolve("deberta-v3-tokcls").toString(), "John Smith lives in Paris.");
+        assertEquals(0, ner.exit(), ner.err());
+        TokenizeCommandTest.Run answered = run("qa", "--model", DEBERTA.resolve("deberta-v3-qa").toString(), "--question", "Who went to Rome?",
+                "--context", "Maria went to Rome in the summer.");
+        assertEquals(0, answered.exit(), answered.err());
+        TokenizeCommandTest.Run filled = run("fill-mask", "--model", DEBERTA.resolve("deberta-v2-xlarge-mlm").toString(),
+                "Paris is the [MASK] of France.");
+        assertEquals(0, filled.exit(), filled.err());
+        assertEquals(5, filled.out().lines().filter(l -> l.matches(" +[1-5]  .*")).count(), filled.out());
+        TokenizeCommandTest.Run inspected = run("inspect", "--model", DEBERTA.resolve("deberta-v3-base").toString());
+        assertEquals(0, inspected.exit(), inspected.err());
+        assertTrue(inspected.out().contains("config:     deberta-v2 (DeBERTa-v2 family), 2 layers, hidden 32, 4 heads, gelu 64 wide, vocab 480,"
+                + " 512 positions, no token types, post-LN, disentangled attention (c2p+p2c, 8 log buckets)\n"), inspected.out());
+    }
+
     /** bge-m3's lexical weights and ColBERT vectors (JSON lines, .npy) and its score modes, as the reference computed them. */
     @Test
     void bgeM3GivesItsSparseAndMultiVectorOutputsAndScores() throws IOException {
@@ -184,7 +212,7 @@ class ArchitectureCommandsTest {
         Path dir = copy("mpnet-mlm", "unknown");
         Files.writeString(dir.resolve("config.json"), Files.readString(dir.resolve("config.json")).replace("\"mpnet\"", "\"gpt2\""));
         assertUserError(run("embed", "--model", dir.toString(), "text"),
-                "model_type 'gpt2' is not supported (supported: bert, distilbert, roberta, xlm-roberta, camembert, electra, mpnet, modernbert, nomic_bert, new)");
+                "model_type 'gpt2' is not supported (supported: bert, distilbert, roberta, xlm-roberta, camembert, electra, mpnet, modernbert, nomic_bert, new, gte, deberta-v2)");
     }
 
     /** jina-embeddings-v3's config says model_type bert here, but its auto_map names code vectorbert does not implement: never run. */

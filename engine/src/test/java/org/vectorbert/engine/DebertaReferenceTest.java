@@ -6,20 +6,26 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.lang.foreign.ValueLayout;
 import java.net.URISyntaxException;
 import java.nio.ByteOrder;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.vectorbert.loader.DType;
 import org.vectorbert.loader.SafetensorsFile;
+import org.vectorbert.loader.SafetensorsWriter;
+import org.vectorbert.loader.Tensor;
 import org.vectorbert.tokenizer.Tokenizer;
 
 /**
@@ -165,6 +171,47 @@ class DebertaReferenceTest {
             for (int i = 0; i < result.labels().size(); i++) {
                 assertEquals(want.get("labels").get(i).asText(), result.labels().get(i).label(), c.toString());
                 assertEquals(want.get("scores").get(i).asDouble(), result.labels().get(i).score(), 1e-4, c.toString());
+            }
+        }
+    }
+
+    /**
+     * A cross-encoder (one label, as mxbai-rerank-v1's classifiers are): the NLI checkpoint cut to its entailment row ranks
+     * each premise and hypothesis by that column's logit, its sigmoid unless raw scores are asked for.
+     */
+    @Test
+    void aOneLabelClassifierReranksWithItsLogit(@TempDir Path tmp) throws IOException {
+        Path nli = resource("deberta-v3-nli");
+        for (String f : List.of("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")) {
+            Files.copy(nli.resolve(f), tmp.resolve(f));
+        }
+        ObjectNode config = (ObjectNode) JSON.readTree(nli.resolve("config.json").toFile());
+        config.putObject("id2label").put("0", "LABEL_0");
+        config.putObject("label2id").put("LABEL_0", 0);
+        JSON.writeValue(tmp.resolve("config.json").toFile(), config);
+        try (SafetensorsFile weights = SafetensorsFile.open(nli.resolve("model.safetensors"))) {
+            List<SafetensorsWriter.Spec> specs = new ArrayList<>();
+            for (Tensor t : weights.tensors().values()) {
+                long[] shape = t.name().startsWith("classifier.") ? (t.shape().length == 2 ? new long[] {1, t.shape()[1]} : new long[] {1}) : t.shape();
+                specs.add(new SafetensorsWriter.Spec(t.name(), DType.F32, shape));
+            }
+            try (SafetensorsWriter w = new SafetensorsWriter(tmp.resolve("model.safetensors"), specs, Map.of("format", "pt"))) {
+                for (SafetensorsWriter.Spec spec : specs) {
+                    float[] all = weights.tensor(spec.name()).toFloatArray();
+                    w.write(Arrays.copyOf(all, Math.toIntExact(Tensor.elementCount(spec.shape()))));
+                }
+                w.finish();
+            }
+        }
+        JsonNode pairs = JSON.readTree(nli.resolve("inputs.json").toFile()).get(1).get("texts");
+        Reranker reranker = Reranker.load(tmp.toString());
+        try (SafetensorsFile expected = SafetensorsFile.open(nli.resolve("expected.safetensors"))) {
+            float[] logits = expected.tensor("case1.logits").toFloatArray();
+            for (int s = 0; s < pairs.size(); s++) {
+                List<String> document = List.of(pairs.get(s).get(1).asText());
+                float entailment = logits[3 * s];
+                assertEquals(entailment, reranker.scores(pairs.get(s).get(0).asText(), document, true)[0], 1e-4, "pair " + s);
+                assertEquals(1 / (1 + Math.exp(-entailment)), reranker.scores(pairs.get(s).get(0).asText(), document, false)[0], 1e-4);
             }
         }
     }

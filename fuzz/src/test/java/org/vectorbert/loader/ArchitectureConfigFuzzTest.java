@@ -12,14 +12,14 @@ import org.junit.jupiter.api.Tag;
 import org.vectorbert.common.VectorbertException;
 
 /**
- * The architectures' config.json readers (ModernBERT, NomicBERT, GTE, JinaBERT) on objects built from their own keys
+ * The architectures' config.json readers (ModernBERT, NomicBERT, GTE, JinaBERT, DeBERTa-v2) on objects built from their own keys
  * with values of any JSON type: read, or refused with the loader's error. Built as JSON trees, not bytes, so the fuzzer
  * reaches the validation instead of spending its time on JSON's syntax.
  */
 @Tag("heavy")
 class ArchitectureConfigFuzzTest {
     private static final List<BiFunction<JsonNode, String, ModelConfig>> READERS = List.of(ModernBertConfig::parse,
-            NomicBertConfig::parse, GteConfig::parse, JinaBertConfig::parse);
+            NomicBertConfig::parse, GteConfig::parse, JinaBertConfig::parse, DebertaV2Config::parse);
     private static final String[] KEYS = {"model_type", "architectures", "vocab_size", "hidden_size", "num_hidden_layers",
         "num_attention_heads", "intermediate_size", "max_position_embeddings", "layer_norm_eps", "norm_eps", "hidden_act",
         "hidden_activation", "type_vocab_size", "n_embd", "n_head", "n_layer", "n_inner", "n_positions", "layer_norm_epsilon",
@@ -28,9 +28,13 @@ class ArchitectureConfigFuzzTest {
         "activation_function", "pack_qkv", "logn_attention_scale", "position_embedding_type", "layer_norm_type", "rope_scaling",
         "rope_theta", "factor", "type", "mixed_b", "feed_forward_type", "global_rope_theta", "local_rope_theta",
         "global_attn_every_n_layers", "layer_types", "rope_parameters", "full_attention", "sliding_attention", "rope_type",
-        "local_attention", "classifier_pooling", "norm_bias", "attention_bias", "mlp_bias", "id2label"};
+        "local_attention", "classifier_pooling", "norm_bias", "attention_bias", "mlp_bias", "id2label", "embedding_size",
+        "position_biased_input", "relative_attention", "position_buckets", "max_relative_positions", "pos_att_type", "share_att_key",
+        "norm_rel_ebd", "conv_kernel_size", "conv_groups", "conv_act", "pooler_hidden_act", "pooler_hidden_size",
+        "attention_head_size"};
     private static final String[] WORDS = {"ntk", "rope", "alibi", "geglu", "reglu", "swiglu", "gelu", "silu", "layer_norm",
-        "rms_norm", "absolute", "full_attention", "sliding_attention", "default", "cls", "mean", "new", "nomic_bert", "bert"};
+        "rms_norm", "absolute", "full_attention", "sliding_attention", "default", "cls", "mean", "new", "nomic_bert", "bert",
+        "deberta-v2", "p2c|c2p", "c2p", "p2c", "p2p", "layer_norm|none", "tanh"};
 
     @FuzzTest
     void parse(FuzzedDataProvider data) {
@@ -44,6 +48,9 @@ class ArchitectureConfigFuzzTest {
                     n.rotaryBase(data.consumeInt(0, 1 << 20));
                 } else if (c instanceof GteConfig g) {
                     g.ntkScaled(data.consumeInt(0, 1 << 20));
+                } else if (c instanceof DebertaV2Config d) {
+                    d.relativeSpan();
+                    d.scaleFactor();
                 }
             } catch (VectorbertException expected) {
                 // refused clearly

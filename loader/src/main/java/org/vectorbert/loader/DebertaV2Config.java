@@ -150,6 +150,10 @@ public record DebertaV2Config(String modelType, List<String> architectures, int 
             throw new LoaderException(source + ": conv_kernel_size " + convKernelSize + " with conv_groups " + convGroups
                     + " is not supported (an odd kernel up to 1001, groups dividing hidden_size " + hiddenSize + ")");
         }
+        if (maxPositionEmbeddings > 1 << 20) {
+            throw new LoaderException(source + ": max_position_embeddings " + maxPositionEmbeddings + " is larger than " + (1 << 20)
+                    + " (relative positions are tabled for every distance a sequence can have)");
+        }
         if (relativeAttention && relativeSpan() > 1 << 16) {
             throw new LoaderException(source + ": " + (positionBuckets > 0 ? "position_buckets " + positionBuckets
                     : "max_relative_positions " + maxRelativePositions) + " is larger than 65536");

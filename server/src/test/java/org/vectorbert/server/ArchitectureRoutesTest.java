@@ -15,9 +15,9 @@ import org.vectorbert.engine.Embeddings;
 import org.vectorbert.loader.SafetensorsFile;
 
 /**
- * serve's routes on MPNet, ModernBERT, NomicBERT, GTE and JinaBERT (the PyTorch reference fixtures in engine's test resources), answered as the
- * reference computed them: sentence embeddings with a prompt, every token's state of a 2,995-token text, a cross-encoder's
- * scores and a classifier's.
+ * serve's routes on MPNet, ModernBERT, NomicBERT, GTE, JinaBERT and DeBERTa (the PyTorch reference fixtures in engine's test
+ * resources), answered as the reference computed them: sentence embeddings with a prompt, every token's state of a 2,995-token
+ * text, a cross-encoder's scores, a classifier's, and zero-shot classification's.
  */
 class ArchitectureRoutesTest {
     private static final Path ARCHITECTURES = Path.of(System.getProperty("user.dir"))
@@ -186,6 +186,41 @@ class ArchitectureRoutesTest {
                     default -> 2;
                 };
                 assertEquals(logits[n + id], label.get("score").floatValue(), 1e-4, label.toString());
+            }
+        }
+    }
+
+    /**
+     * A DeBERTa-v3 NLI classifier (engine's reference fixture): /predict gives the reference's logits for a premise and
+     * hypothesis, and /zero-shot-classification the pipeline's labels and scores for each of the reference's calls.
+     */
+    @Test
+    void debertaPredictsAndClassifiesZeroShotAsTheReference() throws Exception {
+        Path nli = ARCHITECTURES.resolve("deberta/deberta-v3-nli");
+        JsonNode pair = cases(nli).get(1).get("texts").get(0);
+        try (EmbeddingServer server = serve(nli); SafetensorsFile expected = SafetensorsFile.open(nli.resolve("expected.safetensors"))) {
+            float[] logits = expected.tensor("case1.logits").toFloatArray();
+            HttpResponse<String> r = post(server, "predict", "{\"inputs\": [" + pair.get(0) + ", " + pair.get(1) + "], \"raw_scores\": true}");
+            assertEquals(200, r.statusCode(), r.body());
+            for (JsonNode label : JSON.readTree(r.body())) {
+                int id = switch (label.get("label").asText()) {
+                    case "entailment" -> 0;
+                    case "neutral" -> 1;
+                    default -> 2;
+                };
+                assertEquals(logits[id], label.get("score").floatValue(), 1e-4, label.toString());
+            }
+            for (JsonNode c : JSON.readTree(nli.resolve("zeroshot.json").toFile()).get("cases")) {
+                String body = "{\"inputs\": " + c.get("sequence") + ", \"parameters\": {\"candidate_labels\": " + c.get("candidate_labels")
+                        + ", \"hypothesis_template\": " + c.get("hypothesis_template") + ", \"multi_label\": " + c.get("multi_label") + "}}";
+                HttpResponse<String> z = post(server, "zero-shot-classification", body);
+                assertEquals(200, z.statusCode(), z.body());
+                JsonNode got = JSON.readTree(z.body());
+                JsonNode want = c.get("output");
+                assertEquals(want.get("labels"), got.get("labels"), z.body());
+                for (int i = 0; i < want.get("scores").size(); i++) {
+                    assertEquals(want.get("scores").get(i).asDouble(), got.get("scores").get(i).asDouble(), 1e-4, z.body());
+                }
             }
         }
     }

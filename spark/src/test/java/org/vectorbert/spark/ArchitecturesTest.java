@@ -89,4 +89,18 @@ class ArchitecturesTest {
             }
         }
     }
+
+    /** A DeBERTa-v3 NLI classifier zero-shot: each row's best candidate and its score, as the pipeline reference gives them. */
+    @Test
+    void aDebertaNliModelClassifiesZeroShotAsTheReference() throws IOException {
+        Path dir = ARCHITECTURES.resolve("deberta/deberta-v3-nli");
+        JsonNode single = JSON.readTree(dir.resolve("zeroshot.json").toFile()).get("cases").get(0);
+        StructType schema = new StructType().add("text", DataTypes.StringType, true);
+        List<Row> out = new TextClassifier().setModel(dir.toString()).setInputCol("text").setLabelCol("topic").setScoreCol("score")
+                .setCandidateLabels(String.join(",", JSON.convertValue(single.get("candidate_labels"), String[].class)))
+                .transform(spark.createDataFrame(List.of(RowFactory.create(single.get("sequence").asText())), schema)).collectAsList();
+        JsonNode want = single.get("output");
+        assertEquals(want.get("labels").get(0).asText(), out.getFirst().getString(out.getFirst().fieldIndex("topic")));
+        assertEquals(want.get("scores").get(0).asDouble(), out.getFirst().getFloat(out.getFirst().fieldIndex("score")), 1e-4);
+    }
 }

@@ -14,7 +14,7 @@ import org.vectorbert.tokenizer.Encoding;
 import org.vectorbert.tokenizer.Tokenizer;
 
 /**
- * Any bytes as a sentencepiece.bpe.model with XLM-R's tokenizer_config.json: the protobuf reader
+ * Any bytes as a sentencepiece.bpe.model with XLM-R's tokenizer_config.json, and as DeBERTa-v3's spm.model: the protobuf reader
  * and the tokenizer built from it refuse with a one-line TokenizerException or encode a text with
  * spans inside it, and nothing else (no index, negative-size or out-of-memory errors).
  */
@@ -24,10 +24,16 @@ class SentencePieceFuzzTest {
 
     @FuzzTest
     void load(byte[] model) throws IOException {
+        // The same bytes as XLM-R's sentencepiece.bpe.model and as DeBERTa-v3's spm.model (converted another way).
+        encode(model, "sentencepiece.bpe.model", "{\"tokenizer_class\": \"XLMRobertaTokenizer\"}");
+        encode(model, "spm.model", "{\"do_lower_case\": true, \"split_by_punct\": true, \"vocab_type\": \"spm\"}");
+    }
+
+    private static void encode(byte[] model, String name, String config) throws IOException {
         Path dir = Files.createTempDirectory("fuzz-spm");
         try {
-            Files.write(dir.resolve("sentencepiece.bpe.model"), model);
-            Files.writeString(dir.resolve("tokenizer_config.json"), "{\"tokenizer_class\": \"XLMRobertaTokenizer\"}");
+            Files.write(dir.resolve(name), model);
+            Files.writeString(dir.resolve("tokenizer_config.json"), config);
             try {
                 Encoding e = Tokenizer.fromDirectory(dir).encode(TEXT);
                 for (int i = 0; i < e.length(); i++) {
