@@ -3,9 +3,10 @@ package org.vectorbert.springai;
 /**
  * Shorter vectors from a Matryoshka-trained model (nomic-embed, mxbai-embed, EmbeddingGemma, ...):
  * the first {@code n} components kept, then scaled back to unit length, since the leading
- * components of such a model carry most of the meaning and cosine similarity wants unit vectors.
- * The engine has no such option; this is what sentence-transformers' {@code truncate_dim} with
- * {@code normalize_embeddings=True} computes.
+ * components of such a model carry most of the meaning and cosine similarity wants unit vectors:
+ * what sentence-transformers' {@code truncate_dim} with {@code normalize_embeddings=True} computes.
+ * The model cuts through the engine's {@code dimensions} (which knows a model's own recipe); this
+ * checks the numbers asked for, and {@link #truncate} is the plain cut's definition.
  */
 final class MatryoshkaTruncation {
     private MatryoshkaTruncation() {}

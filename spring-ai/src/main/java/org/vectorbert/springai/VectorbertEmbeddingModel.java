@@ -23,7 +23,8 @@ import org.vectorbert.engine.Embeddings;
  * {@link #dimensions()} answers without embedding anything. Thread-safe, as the pipeline is.
  *
  * <p>A request's {@link EmbeddingOptions} may ask for fewer dimensions (Matryoshka truncation: the first
- * components, renormalised) and may name the model, which must be the one loaded: one bean serves one model.
+ * components, renormalised, as the engine's {@code dimensions} cuts them; nomic-embed-text-v1.5's layer_norm comes
+ * first, as its model card says) and may name the model, which must be the one loaded: one bean serves one model.
  * The response's metadata names the model and counts the tokens embedded (special tokens and a
  * configured prompt included, after truncation to the model's length) as prompt tokens.
  */
@@ -43,7 +44,7 @@ public final class VectorbertEmbeddingModel implements EmbeddingModel {
     }
 
     /**
-     * Vectors of {@code dimensions} components by default (null: the model's own), cut as {@link MatryoshkaTruncation} says.
+     * Vectors of {@code dimensions} components by default (null: the model's own), cut by the engine and renormalised.
      *
      * @param embeddings the pipeline
      * @param modelName  what requests may name and responses report
@@ -70,12 +71,15 @@ public final class VectorbertEmbeddingModel implements EmbeddingModel {
             }
         }
         int size = dimensionsFor(request.getOptions());
-        List<Embeddings.Result> results = embeddings.run(texts, null);
+        // A shorter vector is the engine's cut (nomic-embed-text-v1.5's layer_norm first, as its card says), then normalised.
+        Embeddings pipeline = size == embeddings.dimension() ? embeddings
+                : embeddings.with(embeddings.options().withDimensions(size).withNormalize(true));
+        List<Embeddings.Result> results = pipeline.run(texts, null);
         List<Embedding> out = new ArrayList<>(results.size());
         int tokens = 0;
         for (int i = 0; i < results.size(); i++) {
             Embeddings.Result r = results.get(i);
-            out.add(new Embedding(MatryoshkaTruncation.truncate(r.pooled(), size), i));
+            out.add(new Embedding(r.pooled(), i));
             tokens += r.ids().length;
         }
         return new EmbeddingResponse(out, new EmbeddingResponseMetadata(modelName, new DefaultUsage(tokens, 0, tokens)));
