@@ -1,7 +1,6 @@
 package org.vectorbert.engine;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -152,41 +151,21 @@ final class DebertaEncoder implements Encoder {
             float[] x = ws.x;
             embed(batch, layout, x);
             ws.maskPadding(batch, layout);
-            int positions = layout.rows() * hidden;
-            float[] embedded = parts.conv() == null ? null : Arrays.copyOf(x, positions);
-            List<float[]> hiddenStates = new ArrayList<>();
-            List<float[]> attentions = new ArrayList<>();
-            List<float[]> queries = new ArrayList<>();
-            List<float[]> keys = new ArrayList<>();
-            if (request.allHiddenStates()) {
-                hiddenStates.add(Arrays.copyOf(x, positions));
-            }
+            float[] embedded = parts.conv() == null ? null : Arrays.copyOf(x, layout.rows() * hidden);
+            LayerOutputs kept = new LayerOutputs(request, batch, heads, layout.rows() * hidden);
+            kept.state(x);
             for (int l = 0; l < parts.layers().size(); l++) {
-                float[] probabilities = null;
-                if (request.attentions()) {
-                    probabilities = new float[batch.size() * heads * batch.length() * batch.length()];
-                    attentions.add(probabilities);
-                }
-                parts.layers().get(l).forward(x, layout, ws, probabilities);
-                if (request.queriesAndKeys()) {
-                    queries.add(Arrays.copyOf(ws.q, positions));
-                    keys.add(Arrays.copyOf(ws.k, positions));
-                }
+                parts.layers().get(l).forward(x, layout, ws, kept.probabilities());
+                kept.queriesAndKeys(ws);
                 if (l == 0 && embedded != null) {
                     parts.conv().apply(embedded, x, batch, layout, ws);
                 }
-                if (request.allHiddenStates()) {
-                    hiddenStates.add(Arrays.copyOf(x, positions));
-                }
+                kept.state(x);
             }
             if (!layout.isPadded(batch)) {
                 layout.unpack(x, batch, hidden);
             }
-            Map<HeadKind, float[]> outputs = new EnumMap<>(HeadKind.class);
-            request.heads().forEach((kind, rows) -> outputs.put(kind,
-                    parts.heads().get(kind).forward(x, rows == null ? batch.firstRows() : rows)));
-            T result = reader.apply(new Output(batch, x, List.copyOf(hiddenStates), List.copyOf(attentions), List.copyOf(queries),
-                    List.copyOf(keys), Collections.unmodifiableMap(outputs)));
+            T result = reader.apply(kept.output(x, (kind, rows) -> parts.heads().get(kind).forward(x, rows)));
             slowPathCheck.passDone(new SlowPathCheck.Probe(first.attentionOutput().dense(), first.attentionOutput().layerNorm(),
                     parts.config().intermediateSize(), first.activation()), parts.config().headSize(), layout.rows(), layout.longest());
             return result;

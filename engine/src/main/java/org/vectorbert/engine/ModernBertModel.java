@@ -6,10 +6,8 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.EnumSet;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
@@ -223,40 +221,19 @@ public final class ModernBertModel implements Encoder {
             }
             embeddingNorm.apply(x, layout.rows(), x);
             ws.maskPadding(batch, layout);
-            int positions = layout.rows() * hidden;
-            List<float[]> hiddenStates = new ArrayList<>();
-            List<float[]> attentions = new ArrayList<>();
-            List<float[]> queries = new ArrayList<>();
-            List<float[]> keys = new ArrayList<>();
-            if (request.allHiddenStates()) {
-                hiddenStates.add(Arrays.copyOf(x, positions));
-            }
+            LayerOutputs kept = new LayerOutputs(request, batch, config.numAttentionHeads(), layout.rows() * hidden);
+            kept.state(x);
             for (ModernBertLayer layer : layers) {
-                float[] probabilities = null;
-                if (request.attentions()) {
-                    probabilities = new float[batch.size() * config.numAttentionHeads() * batch.length() * batch.length()];
-                    attentions.add(probabilities);
-                }
-                layer.forward(x, layout, ws, probabilities);
-                if (request.queriesAndKeys()) {      // the MLP leaves ws.q and ws.k alone
-                    queries.add(Arrays.copyOf(ws.q, positions));
-                    keys.add(Arrays.copyOf(ws.k, positions));
-                }
-                if (request.allHiddenStates()) {
-                    hiddenStates.add(Arrays.copyOf(x, positions));
-                }
+                layer.forward(x, layout, ws, kept.probabilities());
+                kept.queriesAndKeys(ws);
+                kept.state(x);
             }
             finalNorm.apply(x, layout.rows(), x);
-            if (request.allHiddenStates()) {      // transformers' last hidden state is after final_norm
-                hiddenStates.set(hiddenStates.size() - 1, Arrays.copyOf(x, positions));
-            }
+            kept.replaceLastState(x);
             if (!layout.isPadded(batch)) {
                 layout.unpack(x, batch, hidden);
             }
-            Map<HeadKind, float[]> outputs = new EnumMap<>(HeadKind.class);
-            request.heads().forEach((kind, rows) -> outputs.put(kind, head(kind, x, batch, rows == null ? batch.firstRows() : rows)));
-            T result = reader.apply(new Output(batch, x, List.copyOf(hiddenStates), List.copyOf(attentions), List.copyOf(queries),
-                    List.copyOf(keys), Collections.unmodifiableMap(outputs)));
+            T result = reader.apply(kept.output(x, (kind, rows) -> head(kind, x, batch, rows)));
             ModernBertLayer first = layers.getFirst();
             slowPathCheck.passDone(new SlowPathCheck.Probe(first.attention().output(), first.mlpNorm(), first.mlp().inner(),
                     first.mlp().activation()), config.headSize(), layout.rows(), layout.longest());

@@ -1,7 +1,6 @@
 package org.vectorbert.engine;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -156,37 +155,17 @@ final class PostNormEncoder implements Encoder {
             }
             parts.embeddingNorm().apply(x, layout.rows(), x);
             ws.maskPadding(batch, layout);
-            int positions = layout.rows() * hidden;
-            List<float[]> hiddenStates = new ArrayList<>();
-            List<float[]> attentions = new ArrayList<>();
-            List<float[]> queries = new ArrayList<>();
-            List<float[]> keys = new ArrayList<>();
-            if (request.allHiddenStates()) {
-                hiddenStates.add(Arrays.copyOf(x, positions));
-            }
+            LayerOutputs kept = new LayerOutputs(request, batch, heads, layout.rows() * hidden);
+            kept.state(x);
             for (PostNormLayer layer : parts.layers()) {
-                float[] probabilities = null;
-                if (request.attentions()) {
-                    probabilities = new float[batch.size() * heads * batch.length() * batch.length()];
-                    attentions.add(probabilities);
-                }
-                layer.forward(x, layout, ws, rotary, parts.bias(), probabilities);
-                if (request.queriesAndKeys()) {      // the MLP leaves ws.q and ws.k alone
-                    queries.add(Arrays.copyOf(ws.q, positions));
-                    keys.add(Arrays.copyOf(ws.k, positions));
-                }
-                if (request.allHiddenStates()) {
-                    hiddenStates.add(Arrays.copyOf(x, positions));
-                }
+                layer.forward(x, layout, ws, rotary, parts.bias(), kept.probabilities());
+                kept.queriesAndKeys(ws);
+                kept.state(x);
             }
             if (!layout.isPadded(batch)) {
                 layout.unpack(x, batch, hidden);
             }
-            Map<HeadKind, float[]> outputs = new EnumMap<>(HeadKind.class);
-            request.heads().forEach((kind, rows) -> outputs.put(kind,
-                    parts.heads().get(kind).forward(x, rows == null ? batch.firstRows() : rows)));
-            T result = reader.apply(new Output(batch, x, List.copyOf(hiddenStates), List.copyOf(attentions), List.copyOf(queries),
-                    List.copyOf(keys), Collections.unmodifiableMap(outputs)));
+            T result = reader.apply(kept.output(x, (kind, rows) -> parts.heads().get(kind).forward(x, rows)));
             slowPathCheck.passDone(new SlowPathCheck.Probe(first.output(), first.attnNorm(), first.mlp().inner(),
                     first.mlp().activation()), parts.config().headSize(), layout.rows(), layout.longest());
             return result;
