@@ -42,10 +42,6 @@ record DebertaAttention(PackedMatrix query, PackedMatrix key, PackedMatrix value
             }
             return new RelativeIndex(rows, 2 * span);
         }
-
-        int row(int distance) {
-            return rows[distance + (rows.length - 1) / 2];
-        }
     }
 
     /**
@@ -85,7 +81,6 @@ record DebertaAttention(PackedMatrix query, PackedMatrix key, PackedMatrix value
             }
             if (q.length < QUERY_CHUNK * headSize) {
                 q = new float[QUERY_CHUNK * headSize];
-                c2p = new float[QUERY_CHUNK * width];
                 biasRows = new int[QUERY_CHUNK];
             }
             if (c2p.length < QUERY_CHUNK * width) {
@@ -114,6 +109,10 @@ record DebertaAttention(PackedMatrix query, PackedMatrix key, PackedMatrix value
                 ws.q[i] *= queryScale;
             }
         }
+        if (index == null) {     // relative_attention false: BERT's attention, at DeBERTa's scale
+            AttentionHeads.attend(layout, ws, heads, headSize, layout.starts(), layout.lengths(), null, null, 0, probabilities);
+            return;
+        }
         int longest = layout.longest();
         int work = Kernels.attentionScratch(longest, headSize);
         Parallel.forRange(layout.starts().length * heads, 1, (from, to) -> {
@@ -125,11 +124,6 @@ record DebertaAttention(PackedMatrix query, PackedMatrix key, PackedMatrix value
                 int seq = layout.lengths()[b];
                 int row0 = layout.starts()[b];
                 if (seq == 0) {
-                    continue;
-                }
-                if (index == null) {
-                    Kernels.attention(ws.q, row0, seq, ws.k, ws.v, hidden, row0, seq, h * headSize, headSize, ws.mask, row0, null, null,
-                            null, 0, probabilities, task * longest * longest, ws.ctx, scratch, 0);
                     continue;
                 }
                 positionsOfKeys(ws, row0, seq, h, s);
