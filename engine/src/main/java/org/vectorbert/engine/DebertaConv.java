@@ -66,7 +66,6 @@ record DebertaConv(PackedMatrix[] taps, float[] bias, String activation, LayerNo
         }
         Kernels.addInPlace(sum, 0, x, rows * hidden);
         norm.apply(sum, rows, x);
-        Arrays.fill(ws.ctx, 0, rows * hidden, 0f);
     }
 
     long bytes() {
