@@ -45,22 +45,12 @@ final class DebertaModel {
                 skip(files, root, prefix + "embeddings.position_embeddings.weight");
             }
             Scope encoder = base.child("encoder");
-            float[] relative = null;
-            DebertaAttention.RelativeIndex index = null;
-            if (c.relativeAttention()) {
-                int rows = 2 * c.relativeSpan();
-                relative = encoder.matrix("rel_embeddings.weight", rows, h);
-                if (c.normRelEmbeddings()) {
-                    LayerNorm.load(encoder.child("LayerNorm"), h, c.layerNormEps()).apply(relative, rows, relative);
-                }
-                index = DebertaAttention.RelativeIndex.of(c);
-            }
+            float[] relative = c.relativeAttention() ? relativeEmbeddings(encoder, c) : null;
+            DebertaAttention.RelativeIndex index = c.relativeAttention() ? DebertaAttention.RelativeIndex.of(c) : null;
             DebertaLayer[] layers = new DebertaLayer[c.numHiddenLayers()];
-            float[] rel = relative;
-            DebertaAttention.RelativeIndex at = index;
             Parallel.forRange(layers.length, 1, (from, to) -> {
                 for (int l = from; l < to; l++) {
-                    layers[l] = layer(encoder.child("layer." + l), c, rel, at);
+                    layers[l] = layer(encoder.child("layer." + l), c, relative, index);
                 }
             });
             DebertaConv conv = c.convKernelSize() > 0 ? DebertaConv.load(encoder.child("conv"), h, c.convKernelSize(), c.convGroups(),
@@ -87,6 +77,16 @@ final class DebertaModel {
             return new DebertaEncoder(new DebertaEncoder.Parts(c, directory, precision, words, positions, types, embedProj,
                     LayerNorm.load(emb.child("LayerNorm"), h, c.layerNormEps()), List.of(layers), conv, heads, labels));
         });
+    }
+
+    /** The relative embeddings [2·span, hidden], through the encoder's LayerNorm when norm_rel_ebd says layer_norm. */
+    private static float[] relativeEmbeddings(Scope encoder, DebertaV2Config c) {
+        int rows = 2 * c.relativeSpan();
+        float[] relative = encoder.matrix("rel_embeddings.weight", rows, c.hiddenSize());
+        if (c.normRelEmbeddings()) {
+            LayerNorm.load(encoder.child("LayerNorm"), c.hiddenSize(), c.layerNormEps()).apply(relative, rows, relative);
+        }
+        return relative;
     }
 
     /** Marks a tensor the model does not run as read, so the unused-weights check passes it. */
