@@ -124,13 +124,8 @@ final class LegacyFiles {
             normalizers.addObject().put("type", "Lowercase");
         }
         normalizers.addObject().put("type", "Strip").put("strip_left", true).put("strip_right", true);
-        if (proto.precompiledCharsmap().length > 0) {
-            normalizers.addObject().put("type", "Precompiled")
-                    .put("precompiled_charsmap", Base64.getEncoder().encodeToString(proto.precompiledCharsmap()));
-        }
-        ObjectNode replace = normalizers.addObject().put("type", "Replace");
-        replace.putObject("pattern").put("Regex", " {2,}");
-        replace.put("content", " ");
+        addPrecompiled(normalizers, proto);
+        addSpaceRuns(normalizers);
         root.putObject("normalizer").put("type", "Sequence").set("normalizers", normalizers);
         ObjectNode metaspace = NODES.objectNode().put("type", "Metaspace").put("replacement", "\u2581")
                 .put("prepend_scheme", proto.addDummyPrefix() ? "always" : "never").put("split", true);
@@ -159,12 +154,7 @@ final class LegacyFiles {
         ArrayNode pair = t.putArray("pair").add(special(cls)).add(sequence("A")).add(special(sep));
         pair.addObject().putObject("Sequence").put("id", "B").put("type_id", 1);
         pair.addObject().putObject("SpecialToken").put("id", sep).put("type_id", 1);
-        ObjectNode specials = t.putObject("special_tokens");
-        for (String name : List.of(cls, sep)) {
-            ObjectNode s = specials.putObject(name).put("id", name);
-            s.putArray("ids").add(ids.get(name));
-            s.putArray("tokens").add(name);
-        }
+        specialTokens(t, List.of(cls, sep), ids);
         return root;
     }
 
@@ -197,14 +187,9 @@ final class LegacyFiles {
         model.put("byte_fallback", proto.byteFallback());
         ObjectNode root = root(model);
         ArrayNode normalizers = NODES.arrayNode();
-        if (proto.precompiledCharsmap().length > 0) {
-            normalizers.addObject().put("type", "Precompiled")
-                    .put("precompiled_charsmap", Base64.getEncoder().encodeToString(proto.precompiledCharsmap()));
-        }
+        addPrecompiled(normalizers, proto);
         if (proto.removeExtraWhitespaces()) {
-            ObjectNode replace = normalizers.addObject().put("type", "Replace");
-            replace.putObject("pattern").put("Regex", " {2,}");
-            replace.put("content", " ");
+            addSpaceRuns(normalizers);
         }
         root.putObject("normalizer").put("type", "Sequence").set("normalizers", normalizers);
         ObjectNode metaspace = NODES.objectNode().put("type", "Metaspace").put("replacement", "\u2581")
@@ -261,13 +246,33 @@ final class LegacyFiles {
         ArrayNode pair = t.putArray("pair");
         pair.add(special("<s>")).add(sequence("A")).add(special("</s>")).add(special("</s>")).add(sequence("B"))
                 .add(special("</s>"));
-        ObjectNode specials = t.putObject("special_tokens");
-        for (var e : Map.of("<s>", bos, "</s>", eos).entrySet()) {
-            ObjectNode s = specials.putObject(e.getKey()).put("id", e.getKey());
-            s.putArray("ids").add(e.getValue());
-            s.putArray("tokens").add(e.getKey());
-        }
+        specialTokens(t, List.of("<s>", "</s>"), Map.of("<s>", bos, "</s>", eos));
         return t;
+    }
+
+    /** A template's {@code special_tokens}: each of {@code names} as one token of its id. */
+    private static void specialTokens(ObjectNode template, List<String> names, Map<String, Integer> ids) {
+        ObjectNode specials = template.putObject("special_tokens");
+        for (String name : names) {
+            ObjectNode s = specials.putObject(name).put("id", name);
+            s.putArray("ids").add(ids.get(name));
+            s.putArray("tokens").add(name);
+        }
+    }
+
+    /** sentencepiece's compiled normalisation rules, when the model has any, as a {@code Precompiled} normalizer. */
+    private static void addPrecompiled(ArrayNode normalizers, SentencePieceProto proto) {
+        if (proto.precompiledCharsmap().length > 0) {
+            normalizers.addObject().put("type", "Precompiled")
+                    .put("precompiled_charsmap", Base64.getEncoder().encodeToString(proto.precompiledCharsmap()));
+        }
+    }
+
+    /** Runs of two or more spaces to one, as the converters write sentencepiece's remove_extra_whitespaces. */
+    private static void addSpaceRuns(ArrayNode normalizers) {
+        ObjectNode replace = normalizers.addObject().put("type", "Replace");
+        replace.putObject("pattern").put("Regex", " {2,}");
+        replace.put("content", " ");
     }
 
     private static ObjectNode special(String id) {
