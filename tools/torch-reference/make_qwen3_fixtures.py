@@ -60,7 +60,8 @@ token <|endoftext|> is the token that is pooled), Linear weights std 1/sqrt(fan_
 Self-checks run before a case is written (the script stops on the first failure):
   tokenizer  the library's byte alphabet is the 256 characters used here; the library writes back (Tokenizer.save)
              the tokenizer.json it loaded unchanged; every id is below vocab_size and the library's vocabulary size
-             is the number of ids; every embedding input ends with <|endoftext|> and no reranker input does; "yes" and
+             is the number of ids; every embedding input ends with <|endoftext|> (a pair holds it once, at the end,
+             type ids all 0) and no reranker input does; the two files share one BPE; "yes" and
              "no" are single tokens; <think> / </think> and <|im_start|> / <|im_end|> are matched as added tokens;
              NFD input gives NFC's ids; the long text is 280-300 tokens
   forward    for every case: a second decoder written differently (unpadded, one sequence at a time, an explicit
@@ -220,9 +221,10 @@ def build_tokenizer(append_eos):
     """Qwen2's tokenizer.json layout with a small vocabulary: the 256 byte characters (in byte order, as Qwen2's
     vocab.json starts with them: "!" is 0), the merges' tokens (and "yes" / "no" forced to single tokens), then the
     added tokens <|endoftext|> <|im_start|> <|im_end|> (special) and <think> </think> (not special), in the hub's
-    order. append_eos: Qwen3-Embedding's post-processor, a TemplateProcessing that appends <|endoftext|> (single
-    "$A <|endoftext|>", pair "$A <|endoftext|> $B <|endoftext|>"); otherwise Qwen2's ByteLevel post-processor
-    (Qwen3-Reranker's file)."""
+    order. append_eos: Qwen3-Embedding's post-processor, a Sequence of ByteLevel and a TemplateProcessing that
+    appends <|endoftext|> (single "$A:0 <|endoftext|>:0", pair "$A:0 $B:0 <|endoftext|>:0"), and merges written as
+    [a, b] lists, as the hub's current file has them; otherwise Qwen2's ByteLevel post-processor and "a b" merges
+    (Qwen3-Reranker's file was not given the template)."""
     alphabet = byte_alphabet()
     check(sorted(alphabet) == sorted(node({'op': 'alphabet'})['alphabet']),
           "the library's ByteLevel alphabet is not GPT-2's bytes_to_unicode")
@@ -249,15 +251,12 @@ def build_tokenizer(append_eos):
     eos = tokens[0]['id']
     byte_level = {'type': 'ByteLevel', 'add_prefix_space': False, 'trim_offsets': False, 'use_regex': False}
     if append_eos:
-        post = {'type': 'TemplateProcessing',
-                'single': [{'Sequence': {'id': 'A', 'type_id': 0}},
-                           {'SpecialToken': {'id': '<|endoftext|>', 'type_id': 0}}],
-                'pair': [{'Sequence': {'id': 'A', 'type_id': 0}},
-                         {'SpecialToken': {'id': '<|endoftext|>', 'type_id': 0}},
-                         {'Sequence': {'id': 'B', 'type_id': 1}},
-                         {'SpecialToken': {'id': '<|endoftext|>', 'type_id': 1}}],
-                'special_tokens': {'<|endoftext|>': {'id': '<|endoftext|>', 'ids': [eos],
-                                                     'tokens': ['<|endoftext|>']}}}
+        post = {'type': 'Sequence', 'processors': [dict(byte_level), {
+            'type': 'TemplateProcessing',
+            'single': [{'Sequence': {'id': 'A', 'type_id': 0}}, {'SpecialToken': {'id': '<|endoftext|>', 'type_id': 0}}],
+            'pair': [{'Sequence': {'id': 'A', 'type_id': 0}}, {'Sequence': {'id': 'B', 'type_id': 0}},
+                     {'SpecialToken': {'id': '<|endoftext|>', 'type_id': 0}}],
+            'special_tokens': {'<|endoftext|>': {'id': '<|endoftext|>', 'ids': [eos], 'tokens': ['<|endoftext|>']}}}]}
     else:
         post = dict(byte_level)
     return {
@@ -273,7 +272,8 @@ def build_tokenizer(append_eos):
         'decoder': dict(byte_level),
         'model': {'type': 'BPE', 'dropout': None, 'unk_token': None, 'continuing_subword_prefix': '',
                   'end_of_word_suffix': '', 'fuse_unk': False, 'byte_fallback': False, 'ignore_merges': False,
-                  'vocab': vocab, 'merges': ['%s %s' % m for m in merges]},
+                  'vocab': vocab,
+                  'merges': [list(m) for m in merges] if append_eos else ['%s %s' % m for m in merges]},
     }
 
 
@@ -298,7 +298,8 @@ def check_roundtrip(mine, saved_path):
     """The library writes back what it read (up to the merges' spelling: it writes [a, b] pairs)."""
     with open(saved_path) as f:
         theirs = json.load(f)
-    theirs['model']['merges'] = [' '.join(m) if isinstance(m, list) else m for m in theirs['model']['merges']]
+    if mine['model']['merges'] and isinstance(mine['model']['merges'][0], str):
+        theirs['model']['merges'] = [' '.join(m) if isinstance(m, list) else m for m in theirs['model']['merges']]
     for key in sorted(set(mine) | set(theirs)):
         check(mine.get(key) == theirs.get(key), 'the library wrote tokenizer.json "%s" back differently:\n%s\n%s'
               % (key, json.dumps(mine.get(key))[:400], json.dumps(theirs.get(key))[:400]))
@@ -311,10 +312,11 @@ PROMPTS = {'query': QUERY_PROMPT, 'document': ''}
 PLAIN_TEXTS = ['The capital of China is Beijing.',
                'Gravity is a force that attracts two bodies towards each other, caf\u0065\u0301 <think>',
                'Explain gravity.']
-QUERIES = ['What is the capital of China?', 'Explain gravity']
+QUERIES = ['What is the capital of China?', 'Explain gravity to me, please']
 DOCUMENTS = ['The capital of China is Beijing.',
              'Gravity is a force that attracts two bodies towards each other. It gives weight to physical objects '
              'and is responsible for the movement of planets around the sun.']
+PAIRS = [['What is the capital of China?', 'The capital of China is Beijing.'], ['Explain gravity', 'Gravity.']]
 RERANK_INSTRUCTION = 'Given a web search query, retrieve relevant passages that answer the query'
 RERANK_PREFIX = ('<|im_start|>system\nJudge whether the Document meets the requirements based on the Query and the '
                  'Instruct provided. Note that the answer can only be "yes" or "no".<|im_end|>\n<|im_start|>user\n')
@@ -683,7 +685,12 @@ def check_tokens(enc, tokenizer_embed, tokenizer_rerank, long_len):
     check([i for i, m in zip(nfd['ids'], nfd['attention_mask']) if m] == enc['plain-nfc'][0]['ids'],
           'NFD and NFC input give different ids')
     check(280 <= long_len <= 300, 'the long input has %d tokens' % long_len)
-    check(tokenizer_rerank['model'] == tokenizer_embed['model'], 'the two tokenizers have different vocabularies')
+    check(tokenizer_rerank['model']['vocab'] == vocab and tokenizer_rerank['model']['merges']
+          == [' '.join(m) for m in tokenizer_embed['model']['merges']], 'the two tokenizers have different BPEs')
+    for e in enc['pair']:
+        real = [i for i, m in zip(e['ids'], e['attention_mask']) if m]
+        check(real.count(ids['<|endoftext|>']) == 1 and set(e['type_ids']) == {0},
+              'a pair is not "$A $B <|endoftext|>" with type ids 0')
 
 
 # ---------------------------------------------------------------------------------------------------- output
@@ -796,7 +803,8 @@ def main():
             {'name': 'query', 'side': 'left', 'inputs': [QUERY_PROMPT + q for q in QUERIES]},
             {'name': 'document', 'side': 'left', 'inputs': [PROMPTS['document'] + t for t in DOCUMENTS]},
             {'name': 'long-left', 'side': 'left', 'inputs': [long, QUERIES[1]]},
-            {'name': 'long-right', 'side': 'right', 'inputs': [long, QUERIES[1]]}]
+            {'name': 'long-right', 'side': 'right', 'inputs': [long, QUERIES[1]]},
+            {'name': 'pair', 'side': 'left', 'inputs': PAIRS}]
         answer = node({'op': 'encode', 'file': files['embed'], 'save': os.path.join(scratch, 'saved-embed.json'),
                        'pad': '<|endoftext|>', 'batches': embed_batches})
         check_roundtrip(tok_embed, os.path.join(scratch, 'saved-embed.json'))
@@ -829,7 +837,8 @@ def main():
         batch_case('query', 'left', QUERIES, enc['query'], dict(prompt_name='query', prompt=QUERY_PROMPT)),
         batch_case('document', 'left', DOCUMENTS, enc['document'], dict(prompt_name='document', prompt='')),
         batch_case('long-padded-left', 'left', [long, QUERIES[1]], enc['long-left'], tokens=False),
-        batch_case('long-padded-right', 'right', [long, QUERIES[1]], enc['long-right'], tokens=False)]
+        batch_case('long-padded-right', 'right', [long, QUERIES[1]], enc['long-right'], tokens=False),
+        batch_case('pair', 'left', PAIRS, enc['pair'])]
     config = make_config('Qwen3ForCausalLM', tok_embed, 'float32')
     w32 = make_weights(config, 300, '')
     expected32 = None
