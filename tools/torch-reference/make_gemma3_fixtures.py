@@ -64,8 +64,8 @@ Self-checks run before a case is written (the script stops on the first failure)
   tokenizer  the library writes back (Tokenizer.save) the tokenizer.json it loaded unchanged (but for the defaults it
              adds); every id is below vocab_size, and the library's vocabulary size is config's vocab_size; every
              encoding starts with <bos> and its real tokens end with <eos>; case3 goes through byte fallback (<0x..>
-             tokens) and keeps the tab, the newline and the run of two spaces; the prompt ids are the prompt's own
-             ids followed by the text's (the prompt ends in a space, merged into the next word's piece)
+             tokens) and keeps the tab, the newline and the run of two spaces; the prompted ids start with the ids of
+             the prompt without its trailing space (that space becomes the ▁ of the text's first piece)
   mask       the sliding-window mask built as transformers builds it (sliding causal window OR the bidirectional
              overlay |q - kv| < sliding_window // 2 + 1, AND the padding) equals one built by an explicit loop over
              (i, j) with |i - j| <= sliding_window // 2
