@@ -7,7 +7,8 @@ final class AttentionHeads {
     /**
      * Sequence b's queries, rows queryStarts[b] .. + queryCounts[b] of ws.q, against its keys and values; context to ws.ctx.
      * The queries are the sequence's positions in order, or with a {@code selection} the positions it selected; each head
-     * takes {@code bias} (or none, when null) on its scores and sees only the keys within {@code window} (0: every key).
+     * takes {@code bias} (or none, when null) on its scores and sees only the keys within {@code window} (0: every key;
+     * {@link AttentionKernel#CAUSAL}: those up to its own position).
      * With {@code probabilities} ([size, heads, length, length], padded layout only) they are kept there.
      */
     static void attend(RowLayout layout, Workspace ws, int heads, int headSize, int[] queryStarts, int[] queryCounts,

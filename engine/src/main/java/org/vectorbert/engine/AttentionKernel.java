@@ -22,6 +22,8 @@ final class AttentionKernel {
      * while every row of the chunk uses them (over a long sequence, a row's whole pass would not fit). A multiple of 2L.
      */
     static final int KEY_BLOCK = 256;
+    /** The {@code window} of causal attention: query i sees the keys at positions up to its own (a decoder's mask). */
+    static final int CAUSAL = -1;
 
     /**
      * Attention for one sequence and one head: its keys and values are rows [row0, row0+seq) of k and v ([rows, hidden]),
@@ -33,7 +35,8 @@ final class AttentionKernel {
      * keys 0, 1, ... from {@code bias[biasRows[i]]} on, {@link Kernels#keyStride} floats (MPNet's relative positions,
      * {@link RelativePositionBias}). With a {@code window} above 0, query i (at position {@code positions[i]} of the
      * sequence, or i when positions is null) sees only the keys at most {@code window} positions away (a sliding-window
-     * layer), and only the blocks of keys within reach of a chunk of queries are computed. {@code scores} from
+     * layer), and only the blocks of keys within reach of a chunk of queries are computed; with {@link #CAUSAL}, only the
+     * keys at its position or before. {@code scores} from
      * {@code scoresOff}, unless null, receives the probabilities: queries·seq floats. {@code work} from {@code workOff}
      * is {@link Kernels#attentionScratch(int, int)} floats: the head's keys transposed, so a query row meets L keys per FMA
      * instead of one dot product (and one lane sum) per key, in blocks of 2L keys (d-major within a block, so the score
@@ -66,6 +69,7 @@ final class AttentionKernel {
         Arrays.fill(work, maskRow + seq, maskRow + stride, Float.NEGATIVE_INFINITY);
         float scale = (float) (1.0 / Math.sqrt(headSize));
         boolean windowed = window > 0 && window < seq - 1;
+        boolean causal = window == CAUSAL;
         for (int c0 = 0; c0 < queries; c0 += QUERY_CHUNK) {
             int c1 = Math.min(queries, c0 + QUERY_CHUNK);
             // The keys this chunk's queries can see, in whole blocks of 2L.
@@ -81,6 +85,12 @@ final class AttentionKernel {
                 }
                 from = Math.max(0, first - window) / (2 * L) * (2 * L);
                 to = Math.min(stride, (last + window + 2 * L) / (2 * L) * (2 * L));
+            } else if (causal) {
+                int last = 0;
+                for (int i = c0; i < c1; i++) {
+                    last = Math.max(last, positions == null ? i : positions[i]);
+                }
+                to = Math.min(stride, (last + 2 * L) / (2 * L) * (2 * L));
             }
             // Six query rows at a time: each key vector loaded feeds six independent FMA chains (one row alone waits on
             // each FMA's latency); with two key vectors, twelve accumulators, as in the matrix kernel's tile.
@@ -106,6 +116,10 @@ final class AttentionKernel {
                             work[r + j] = Float.NEGATIVE_INFINITY;
                         }
                     }
+                }
+                if (causal) {
+                    int p = positions == null ? i : positions[i];
+                    Arrays.fill(work, r + Math.min(to, p + 1), r + to, Float.NEGATIVE_INFINITY);
                 }
                 RowKernels.softmax(work, r + from, to - from);
                 if (scores != null) {

@@ -29,6 +29,7 @@ final class BertHeads {
                     && weights(kind, checkpoint, root).stream().allMatch(root::has);
             case TOKEN_CLASSIFIER -> architectures.stream().anyMatch(a -> a.endsWith("ForTokenClassification"));
             case QUESTION_ANSWERING -> root.has("qa_outputs.weight") || root.has("qa_outputs.bias");
+            case CAUSAL_LM -> false;
         };
     }
 
@@ -43,6 +44,7 @@ final class BertHeads {
             case TOKEN_CLASSIFIER -> DenseHead.load(root, List.of(new Family.Dense("classifier", "none")), c.hiddenSize(), labels, labelsSay);
             case QUESTION_ANSWERING -> DenseHead.load(root, List.of(new Family.Dense("qa_outputs", "none")), c.hiddenSize(), 2,
                     "question answering needs 2 (start and end)");
+            case CAUSAL_LM -> throw new IllegalStateException("BERT has no causal LM head");
         };
     }
 
@@ -55,6 +57,7 @@ final class BertHeads {
                     .flatMap(d -> List.of(d.name() + ".weight", d.name() + ".bias").stream()).toList();
             case TOKEN_CLASSIFIER -> List.of("classifier.weight", "classifier.bias");
             case QUESTION_ANSWERING -> List.of("qa_outputs.weight", "qa_outputs.bias");
+            case CAUSAL_LM -> List.of();
         };
     }
 

@@ -68,6 +68,7 @@ final class DebertaModel {
                             "question answering needs 2 (start and end)");
                     case MASKED_LM -> masked(root, files, c, words, wordsTensor);
                     case POOLER -> throw new IllegalStateException("DeBERTa has no pooler of its own");
+                    case CAUSAL_LM -> throw new IllegalStateException("DeBERTa is not a causal LM");
                 });
             }
             files.tensors().keySet().stream().filter(n -> n.startsWith("mask_predictions.")).forEach(n -> skip(files, root, n));

@@ -15,7 +15,9 @@ public enum HeadKind {
     /** {@code *ForTokenClassification}'s {@code classifier} at every token: one logit per label (NER). */
     TOKEN_CLASSIFIER("token_classifier", "token classifier", "token-classification"),
     /** {@code *ForQuestionAnswering}'s {@code qa_outputs} at every token: the start and end logits of an answer span. */
-    QUESTION_ANSWERING("qa_head", "question answering", "question-answering");
+    QUESTION_ANSWERING("qa_head", "question answering", "question-answering"),
+    /** A decoder's {@code lm_head} (or its tied word embeddings): next-token logits over the vocabulary (Qwen3-Reranker's yes and no). */
+    CAUSAL_LM("lm_head", "causal LM", "causal-language-model");
 
     private final String key;
     private final String shortName;

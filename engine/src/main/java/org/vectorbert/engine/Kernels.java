@@ -26,6 +26,15 @@ final class Kernels {
         }
     }
 
+    /** RMSNorm of {@code rows} rows of width {@code dim}: {@link RowKernels#rmsNorm}. */
+    static void rmsNorm(float[] x, int rows, int dim, float[] weight, float eps, float[] out) {
+        if (PlainKernels.active()) {
+            PlainRows.rmsNorm(x, rows, dim, weight, eps, out);
+        } else {
+            RowKernels.rmsNorm(x, rows, dim, weight, eps, out);
+        }
+    }
+
     /** a[off + i] += b[i] for i in [0, n). */
     static void addInPlace(float[] a, int off, float[] b, int n) {
         if (PlainKernels.active()) {

@@ -68,6 +68,7 @@ public final class ModernBertModel implements Encoder {
                 case SEQUENCE_CLASSIFIER, TOKEN_CLASSIFIER -> PredictionHead.classifier(root, config, files.labels().count());
                 case QUESTION_ANSWERING -> PredictionHead.classifier(root, config, 2);
                 case POOLER -> throw new IllegalStateException("ModernBERT has no pooler");
+                case CAUSAL_LM -> throw new IllegalStateException("ModernBERT is not a causal LM");
             });
         }
         labels = heads.containsKey(HeadKind.SEQUENCE_CLASSIFIER) || heads.containsKey(HeadKind.TOKEN_CLASSIFIER) ? files.labels() : null;

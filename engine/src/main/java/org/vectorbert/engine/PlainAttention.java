@@ -27,7 +27,8 @@ final class PlainAttention {
                 if (bias != null) {
                     s += bias[biasRows[i] + j];
                 }
-                row[rowOff + j] = windowed && Math.abs(j - p) > window ? Float.NEGATIVE_INFINITY : s;
+                boolean unseen = windowed && Math.abs(j - p) > window || window == AttentionKernel.CAUSAL && j > p;
+                row[rowOff + j] = unseen ? Float.NEGATIVE_INFINITY : s;
             }
             PlainRows.softmax(row, rowOff, seq, lanes);
             if (scores != null) {

@@ -50,6 +50,22 @@ final class PlainRows {
         }
     }
 
+    /** {@link RowKernels#rmsNorm}: the mean square as a lane sum, then x·inv·w. */
+    static void rmsNorm(float[] x, int rows, int dim, float[] weight, float eps, float[] out) {
+        float[] lanes = new float[L];
+        for (int r = 0; r < rows; r++) {
+            int off = r * dim;
+            Arrays.fill(lanes, 0f);
+            for (int i = 0; i < dim; i++) {
+                lanes[i % L] += x[off + i] * x[off + i];
+            }
+            float inv = (float) (1.0 / Math.sqrt(fold(lanes) / dim + eps));
+            for (int i = 0; i < dim; i++) {
+                out[off + i] = x[off + i] * inv * weight[i];
+            }
+        }
+    }
+
     /** {@link RowKernels#softmax} over a[off .. off+n), any n: the same bits as the vector kernel over the row padded with -∞. */
     static void softmax(float[] a, int off, int n, float[] lanes) {
         float max = Float.NEGATIVE_INFINITY;

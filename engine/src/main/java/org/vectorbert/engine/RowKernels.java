@@ -76,6 +76,40 @@ final class RowKernels {
     }
 
     /**
+     * RMSNorm of {@code rows} rows of width {@code dim}: x / √(mean(x²) + eps) · weight, the mean a lane sum as
+     * {@link #layerNorm}'s (Qwen3's and Gemma's norms; Gemma's 1 + weight is added at load).
+     */
+    static void rmsNorm(float[] x, int rows, int dim, float[] weight, float eps, float[] out) {
+        Parallel.forRange(rows, 1, (from, to) -> {
+            for (int r = from; r < to; r++) {
+                rmsNormRow(x, r * dim, dim, weight, eps, out);
+            }
+        });
+    }
+
+    private static void rmsNormRow(float[] x, int off, int dim, float[] weight, float eps, float[] out) {
+        FloatVector acc = FloatVector.zero(S);
+        int bound = S.loopBound(dim);
+        int i = 0;
+        for (; i < bound; i += L) {
+            FloatVector v = FloatVector.fromArray(S, x, off + i);
+            acc = v.mul(v).add(acc);
+        }
+        if (i < dim) {
+            FloatVector v = FloatVector.fromArray(S, x, off + i, S.indexInRange(i, dim));
+            acc = v.mul(v).add(acc);
+        }
+        float inv = (float) (1.0 / Math.sqrt(VectorMath.sum(acc) / dim + eps));
+        for (i = 0; i < bound; i += L) {
+            FloatVector.fromArray(S, x, off + i).mul(inv).mul(FloatVector.fromArray(S, weight, i)).intoArray(out, off + i);
+        }
+        if (i < dim) {
+            VectorMask<Float> m = S.indexInRange(i, dim);
+            FloatVector.fromArray(S, x, off + i, m).mul(inv).mul(FloatVector.fromArray(S, weight, i, m)).intoArray(out, off + i, m);
+        }
+    }
+
+    /**
      * Softmax over a[off .. off+n), n a whole number of vectors (attention pads its rows with -∞, whose probability is
      * exactly 0: see {@link AttentionKernel#head}), subtracting the maximum first (inside exp) so exp never overflows.
      * The lane sum is {@link VectorMath#sum(FloatVector)}'s tree, folded in registers: through memory (the same bits) a

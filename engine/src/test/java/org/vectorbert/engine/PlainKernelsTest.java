@@ -87,7 +87,7 @@ class PlainKernelsTest {
     }
 
     @Test
-    void layerNormSoftmaxAndTheResidualGiveTheVectorBits() {
+    void layerNormRmsNormSoftmaxAndTheResidualGiveTheVectorBits() {
         for (int dim : new int[] {1, 5, 16, 37, 384, 768}) {
             float[] x = random(3 * dim, 3);
             float[] gamma = random(dim, 1);
@@ -97,6 +97,9 @@ class PlainKernelsTest {
             RowKernels.layerNorm(x, 3, dim, gamma, beta, 1e-12f, vector);
             PlainRows.layerNorm(x, 3, dim, gamma, beta, 1e-12f, plain);
             assertArrayEquals(vector, plain, "LayerNorm of " + dim);
+            RowKernels.rmsNorm(x, 3, dim, gamma, 1e-6f, vector);
+            PlainRows.rmsNorm(x, 3, dim, gamma, 1e-6f, plain);
+            assertArrayEquals(vector, plain, "RMSNorm of " + dim);
 
             float[] s2 = random(dim, 8);
             s2[0] = -Float.MAX_VALUE;
@@ -136,15 +139,15 @@ class PlainKernelsTest {
             // Head sizes 4 to 128: with 16-float vectors every column path of the value pass (four vectors, two, one,
             // a masked rest) and their mixes; with 8-float ones as many.
             for (int[] shape : new int[][] {{8, 2}, {64, 4}, {60, 3}, {768, 12}, {384, 12}, {96, 2}, {192, 2}, {256, 2}, {56, 1}}) {
-                // Every key, and sliding windows within one block of keys and across blocks and query chunks.
-                for (int window : new int[] {0, 4, 33}) {
+                // Every key, sliding windows within one block of keys and across blocks and query chunks, and causal.
+                for (int window : new int[] {0, 4, 33, AttentionKernel.CAUSAL}) {
                     assertAttentionGivesTheVectorBits(seq, shape[0], shape[1], window);
                 }
             }
         }
         // Past a block of keys (sums carried from block to block) and a chunk of queries, with each column path.
         for (int[] shape : new int[][] {{64, 4}, {768, 12}, {96, 2}, {60, 3}, {160, 2}}) {
-            for (int window : new int[] {0, 150}) {
+            for (int window : new int[] {0, 150, AttentionKernel.CAUSAL}) {
                 assertAttentionGivesTheVectorBits(600, shape[0], shape[1], window);
             }
         }
