@@ -75,6 +75,10 @@ final class EmbedCommand implements Callable<Integer> {
             description = "A prompt the model's config_sentence_transformers.json names (for example query); default: its default prompt.")
     String promptName;
 
+    @Option(names = "--dimensions", paramLabel = "N", description = "Keep the first N components of each vector (a Matryoshka"
+            + " model's shorter embedding), normalised again after the cut when vectors are normalised.")
+    Integer dimensions;
+
     @Option(names = "--attentions", description = "Add attention probabilities [layer][head][query][key] (with --json).")
     boolean attentions;
 
@@ -156,6 +160,9 @@ final class EmbedCommand implements Callable<Integer> {
         if (layer != null && (attentions || server.given())) {
             throw new UserError("--layer goes without " + (attentions ? "--attentions" : "--server"));
         }
+        if (dimensions != null && (tokenVectors || server.given())) {
+            throw new UserError("--dimensions cuts pooled vectors: it goes without " + (tokenVectors ? "--pooling none" : "--server"));
+        }
         if (output != null) {
             // Before any work: a run of hours must not end in "cannot write".
             NpyOutput.checkTarget(output, tokenVectors);
@@ -166,7 +173,8 @@ final class EmbedCommand implements Callable<Integer> {
         }
         EmbeddingOptions options = new EmbeddingOptions(modelOptions.precision(), tokenVectors ? List.of(Pooling.CLS) : modes,
                 normalize, truncate, prompt, promptName, batchTokens);
-        Embeddings embeddings = modelOptions.load(spec.commandLine().getErr(), dir -> Embeddings.load(dir, options));
+        EmbeddingOptions cut = dimensions == null ? options : options.withDimensions(dimensions);
+        Embeddings embeddings = modelOptions.load(spec.commandLine().getErr(), dir -> Embeddings.load(dir, cut));
         if (tokenVectors && embeddings.options().pooling().size() > 1) {
             throw new UserError("--pooling none gives token vectors; it goes alone");
         }
@@ -243,7 +251,7 @@ final class EmbedCommand implements Callable<Integer> {
             throw new UserError("give --sparse or --multi-vector, not both");
         }
         String alone = pooling != null ? "--pooling" : pair != null ? "--pair" : attentions ? "--attentions" : layer != null ? "--layer"
-                : server.given() ? "--server" : prompt != null || promptName != null ? "--prompt" : null;
+                : server.given() ? "--server" : prompt != null || promptName != null ? "--prompt" : dimensions != null ? "--dimensions" : null;
         if (alone != null) {
             throw new UserError((sparse ? "--sparse" : "--multi-vector") + " goes without " + alone);
         }

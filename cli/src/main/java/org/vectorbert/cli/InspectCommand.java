@@ -63,6 +63,7 @@ final class InspectCommand implements Callable<Integer> {
                 c.byteCount(), dtypeSummary(c)));
         Set<HeadKind> heads = c.heads();
         b.append("heads:      ").append(String.join(", ", Arrays.stream(HeadKind.values())
+                .filter(h -> h != HeadKind.CAUSAL_LM || c.config().causal())
                 .map(h -> h.shortName() + (heads.contains(h) ? " yes" : " no")).toList())).append('\n');
         TokenizerLoad tokenizer = TokenizerLoad.of(dir);
         DeclaredEmbedding e = embedding(dir, c, tokenizer);
@@ -99,9 +100,9 @@ final class InspectCommand implements Callable<Integer> {
     private static DeclaredEmbedding embedding(Path dir, Inspection c, TokenizerLoad t) {
         int positions = c.config().maxTokens();
         if (t.tokenizer() != null && t.tokenizer().modelMaxLength() < positions) {
-            return DeclaredEmbedding.of(dir, t.tokenizer().modelMaxLength(), "the tokenizer's model_max_length");
+            return DeclaredEmbedding.of(dir, t.tokenizer().modelMaxLength(), "the tokenizer's model_max_length", c.config().causal());
         }
-        return DeclaredEmbedding.of(dir, positions, "the model's " + positions + " positions");
+        return DeclaredEmbedding.of(dir, positions, "the model's " + positions + " positions", c.config().causal());
     }
 
     /** Where config.json, the weights and the tokenizer disagree: the model will not load, and this says why. */

@@ -27,6 +27,7 @@ class ArchitectureCommandsTest {
     private static final Path JINABERT = ARCHITECTURES.resolve("jinabert");
     private static final Path BGEM3 = ARCHITECTURES.resolve("bgem3/bgem3");
     private static final Path DEBERTA = ARCHITECTURES.resolve("deberta");
+    private static final Path QWEN3 = ARCHITECTURES.resolve("qwen3");
 
     @TempDir
     Path work;
@@ -145,6 +146,54 @@ class ArchitectureCommandsTest {
                 + " 512 positions, no token types, post-LN, disentangled attention (c2p+p2c, 8 log buckets)\n"), inspected.out());
     }
 
+    /**
+     * Qwen3-Embedding's last-token vector with its query prompt and a Matryoshka cut, Qwen3-Reranker's yes/no score, and the
+     * refusals a causal model gets: fill-mask, and classifying one text with the reranker.
+     */
+    @Test
+    void qwen3EmbedsAndReranksAsTheReferenceSays() throws IOException {
+        com.fasterxml.jackson.databind.ObjectMapper mapper = new com.fasterxml.jackson.databind.ObjectMapper();
+        String embedder = QWEN3.resolve("qwen3-embedding").toString();
+        String reranker = QWEN3.resolve("qwen3-reranker").toString();
+        try (var expected = org.vectorbert.loader.SafetensorsFile.open(QWEN3.resolve("qwen3-embedding/expected.safetensors"))) {
+            float[] want = expected.tensor("case2.sentence_embedding").toFloatArray();
+            TokenizeCommandTest.Run embedded = run("embed", "--model", embedder, "--prompt-name", "query", "--json", "What is the capital of China?");
+            assertEquals(0, embedded.exit(), embedded.err());
+            var vector = mapper.readTree(embedded.out()).get("embedding");
+            assertEquals(64, vector.size());
+            for (int i = 0; i < 64; i++) {
+                assertEquals(want[i], vector.get(i).floatValue(), 1e-4, "dimension " + i);
+            }
+            float[] cut = expected.tensor("case2.sentence_embedding_16").toFloatArray();
+            TokenizeCommandTest.Run short16 = run("embed", "--model", embedder, "--prompt-name", "query", "--dimensions", "16", "--json",
+                    "What is the capital of China?");
+            assertEquals(0, short16.exit(), short16.err());
+            var vector16 = mapper.readTree(short16.out()).get("embedding");
+            for (int i = 0; i < 16; i++) {
+                assertEquals(cut[i], vector16.get(i).floatValue(), 1e-4, "dimension " + i + " of 16");
+            }
+        }
+        try (var expected = org.vectorbert.loader.SafetensorsFile.open(QWEN3.resolve("qwen3-reranker/expected.safetensors"))) {
+            float[] score = expected.tensor("case0.score").toFloatArray();
+            TokenizeCommandTest.Run ranked = run("rerank", "--model", reranker, "--json", "--query", "What is the capital of China?",
+                    "The capital of China is Beijing.", "Gravity is a force that attracts two bodies towards each other.");
+            assertEquals(0, ranked.exit(), ranked.err());
+            for (var r : mapper.readTree(ranked.out())) {
+                assertEquals(score[r.get("index").asInt()], r.get("score").floatValue(), 1e-4, ranked.out());
+            }
+        }
+        assertUserError(run("fill-mask", "--model", embedder, "Paris is the <mask>."), "Qwen3 is a causal model, with no masked-LM head");
+        assertUserError(run("classify", "--model", reranker, "one text"), "it scores a query and a document, not a text alone");
+        TokenizeCommandTest.Run inspected = run("inspect", "--model", reranker);
+        assertEquals(0, inspected.exit(), inspected.err());
+        assertTrue(inspected.out().contains("config:     qwen3 (Qwen3 family), 3 layers, hidden 64, 4 query heads sharing 2 key/value heads"
+                + " of 32, SwiGLU 96 wide, vocab 412, 32768 positions, pre-norm (RMSNorm), causal, rotary positions (base 1000000), tied"
+                + " word embeddings\n"), inspected.out());
+        assertTrue(inspected.out().contains("causal LM yes\n"), inspected.out());
+        assertTrue(inspected.out().contains("pooling:    lasttoken  (no sentence-transformers files: vectorbert's default for a decoder)"),
+                inspected.out());
+    }
+
     /** bge-m3's lexical weights and ColBERT vectors (JSON lines, .npy) and its score modes, as the reference computed them. */
     @Test
     void bgeM3GivesItsSparseAndMultiVectorOutputsAndScores() throws IOException {
@@ -212,7 +261,7 @@ class ArchitectureCommandsTest {
         Path dir = copy("mpnet-mlm", "unknown");
         Files.writeString(dir.resolve("config.json"), Files.readString(dir.resolve("config.json")).replace("\"mpnet\"", "\"gpt2\""));
         assertUserError(run("embed", "--model", dir.toString(), "text"),
-                "model_type 'gpt2' is not supported (supported: bert, distilbert, roberta, xlm-roberta, camembert, electra, mpnet, modernbert, nomic_bert, new, gte, deberta-v2)");
+                "model_type 'gpt2' is not supported (supported: bert, distilbert, roberta, xlm-roberta, camembert, electra, mpnet, modernbert, nomic_bert, new, gte, deberta-v2, qwen3)");
     }
 
     /** jina-embeddings-v3's config says model_type bert here, but its auto_map names code vectorbert does not implement: never run. */

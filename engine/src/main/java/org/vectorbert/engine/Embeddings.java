@@ -47,7 +47,7 @@ public final class Embeddings {
         this.model = model;
         this.tokenizer = tokenizer;
         this.declared = declared;
-        this.options = resolve(asked, declared, model.precision());
+        this.options = resolve(asked, declared, model.precision(), model.config().causal() ? Pooling.LAST_TOKEN : Pooling.CLS);
         int full = model.config().hiddenSize() * options.pooling().size();
         if (options.dimensions() != null && (options.dimensions() < 1 || options.dimensions() > full)) {
             throw new EngineException("dimensions must be from 1 to the model's " + full + ", was " + options.dimensions());
@@ -61,10 +61,11 @@ public final class Embeddings {
     }
 
     /** The options asked for, with what the model declares where they say nothing. */
-    private static EmbeddingOptions resolve(EmbeddingOptions asked, Optional<SentenceTransformersConfig> declared, Precision precision) {
+    private static EmbeddingOptions resolve(EmbeddingOptions asked, Optional<SentenceTransformersConfig> declared, Precision precision,
+                                            Pooling fallback) {
         List<Pooling> pooling = asked.pooling() != null ? asked.pooling()
                 : declared.filter(d -> !d.poolingModes().isEmpty())
-                        .map(d -> d.poolingModes().stream().map(Pooling::parse).toList()).orElse(List.of(Pooling.CLS));
+                        .map(d -> d.poolingModes().stream().map(Pooling::parse).toList()).orElse(List.of(fallback));
         boolean normalize = asked.normalize() != null ? asked.normalize() : declared.map(SentenceTransformersConfig::normalize).orElse(false);
         // sentence-transformers cuts texts to max_seq_length; a plain checkpoint refuses them unless asked.
         boolean truncate = asked.truncate() != null ? asked.truncate() : declared.isPresent();

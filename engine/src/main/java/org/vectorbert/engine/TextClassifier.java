@@ -125,13 +125,17 @@ public final class TextClassifier {
     private final Tokenizer tokenizer;
     private final Labels labels;
     private final int maxTokens;
+    private final YesNoPrompt prompt;     // a causal LM reranker's (Qwen3-Reranker), or null for a classifier head
 
     private TextClassifier(Encoder model, Tokenizer tokenizer) {
-        model.requireHead(HeadKind.SEQUENCE_CLASSIFIER, ": it cannot classify texts or rerank");
+        prompt = model.heads().contains(HeadKind.SEQUENCE_CLASSIFIER) ? null : YesNoPrompt.of(model, tokenizer).orElse(null);
+        if (prompt == null) {
+            model.requireHead(HeadKind.SEQUENCE_CLASSIFIER, ": it cannot classify texts or rerank");
+        }
         model.requireFits(tokenizer);
         this.model = model;
         this.tokenizer = tokenizer;
-        this.labels = model.labels();
+        this.labels = prompt == null ? model.labels() : new Labels(List.of("yes"), null);
         this.maxTokens = Math.min(model.config().maxTokens(), tokenizer.modelMaxLength());
     }
 
@@ -289,6 +293,20 @@ public final class TextClassifier {
         if (pairs != null && pairs.size() != texts.size()) {
             throw new EngineException("there are " + texts.size() + " texts but " + pairs.size() + " second texts of pairs");
         }
+        if (prompt != null) {
+            if (pairs == null) {
+                throw new EngineException(model.directory() + " is a reranker (a causal LM answering yes or no): it scores a query"
+                        + " and a document, not a text alone");
+            }
+            List<Encoding> prompted = new ArrayList<>(texts.size());
+            for (int i = 0; i < texts.size(); i++) {
+                prompted.add(prompt.encode(tokenizer, texts.get(i), pairs.get(i), maxTokens, truncation != null));
+                if (prompted.getLast().length() > maxTokens) {
+                    throw new TextTooLongException(texts.get(i), texts.get(i) + " / " + pairs.get(i), prompted.getLast().length(), maxTokens, true);
+                }
+            }
+            return prompted;
+        }
         EncodeOptions options = EncodeOptions.defaults().withPadding(Padding.NONE);
         if (truncation != null) {
             options = options.withTruncation(truncation).withMaxLength(maxTokens);
@@ -311,6 +329,13 @@ public final class TextClassifier {
      */
     public float[] forward(List<Encoding> encodings) {
         Batch batch = Batch.of(encodings, tokenizer.padTokenId());
+        if (prompt != null) {
+            int[] last = new int[batch.size()];
+            Arrays.setAll(last, b -> b * batch.length() + batch.lengths()[b] - 1);
+            int vocab = model.config().vocabSize();
+            return model.forward(batch, Encoder.Request.lastHiddenState().withHead(HeadKind.CAUSAL_LM, last).lastHiddenStateOnlyAt(),
+                    o -> prompt.scores(o.heads().get(HeadKind.CAUSAL_LM), encodings.size(), vocab));
+        }
         return model.forward(batch, Encoder.Request.lastHiddenState().withHead(HeadKind.SEQUENCE_CLASSIFIER, null).lastHiddenStateOnlyAt(),
                 o -> Arrays.copyOf(o.heads().get(HeadKind.SEQUENCE_CLASSIFIER), encodings.size() * labels.count()));
     }

@@ -190,6 +190,41 @@ class Qwen3ReferenceTest {
         }
     }
 
+    /** Reranker scores each pair through the card's template: sigmoid(yes − no), or yes − no as the raw score; one batch or one at a time. */
+    @Test
+    void theRerankerScoresAsTheModelCardSays() throws IOException {
+        Path dir = resource("qwen3-reranker");
+        JsonNode c = cases(dir).get(0);
+        Reranker reranker = Reranker.load(dir.toString());
+        try (SafetensorsFile expected = SafetensorsFile.open(dir.resolve("expected.safetensors"))) {
+            float[] score = expected.tensor("case0.score").toFloatArray();
+            float[] yes = expected.tensor("case0.yes_logit").toFloatArray();
+            float[] no = expected.tensor("case0.no_logit").toFloatArray();
+            for (int s = 0; s < score.length; s++) {
+                String query = c.get("pairs").get(s).get(0).asText();
+                List<String> document = List.of(c.get("pairs").get(s).get(1).asText());
+                assertEquals(score[s], reranker.scores(query, document, false)[0], TOLERANCE, "score of pair " + s);
+                assertEquals(yes[s] - no[s], reranker.scores(query, document, true)[0], TOLERANCE, "raw score of pair " + s);
+            }
+            String query = c.get("pairs").get(0).get(0).asText();
+            List<String> documents = List.of(c.get("pairs").get(0).get(1).asText(), c.get("pairs").get(1).get(1).asText());
+            float[] both = reranker.scores(query, documents, false);
+            assertEquals(score[0], both[0], TOLERANCE);
+            assertEquals(score[1], both[1], TOLERANCE);
+        }
+        EngineException e = org.junit.jupiter.api.Assertions.assertThrows(EngineException.class,
+                () -> reranker.classifier().classify("a text alone"));
+        assertTrue(e.getMessage().contains("scores a query and a document"), e.getMessage());
+    }
+
+    /** Qwen3-Embedding carries the tied head and the tokens too, but its sentence-transformers modules make it an embedder. */
+    @Test
+    void anEmbedderIsNotTakenForAReranker() {
+        EngineException e = org.junit.jupiter.api.Assertions.assertThrows(EngineException.class,
+                () -> Reranker.load(resource("qwen3-embedding").toString()));
+        assertTrue(e.getMessage().contains("has no sequence-classification head"), e.getMessage());
+    }
+
     @Test
     void aCausalModelRefusesFillMaskByName(@TempDir Path tmp) {
         Encoder model = Encoder.load(resource("qwen3-embedding"));

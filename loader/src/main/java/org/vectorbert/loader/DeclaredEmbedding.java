@@ -36,13 +36,16 @@ public record DeclaredEmbedding(List<String> pooling, String poolingFrom, boolea
      * @param directory    the model directory
      * @param modelMax     the longest input the model and its tokenizer take
      * @param modelMaxFrom where that came from, for {@code inspect}
+     * @param causal       whether the model is a decoder, whose default pooling is its last token, not its first
      * @return what the directory declares
      */
-    public static DeclaredEmbedding of(Path directory, int modelMax, String modelMaxFrom) {
+    public static DeclaredEmbedding of(Path directory, int modelMax, String modelMaxFrom, boolean causal) {
+        String fallback = causal ? "lasttoken" : "cls";
         Optional<Langchain4jSettings> langchain4j = Langchain4jSettings.read(directory);
         Optional<SentenceTransformersConfig> st = SentenceTransformersConfig.read(directory);
         if (st.isEmpty()) {
-            return new DeclaredEmbedding(List.of("cls"), "no sentence-transformers files: vectorbert's default", false,
+            return new DeclaredEmbedding(List.of(fallback), "no sentence-transformers files: vectorbert's default"
+                    + (causal ? " for a decoder" : ""), false,
                     "no sentence-transformers Normalize module", modelMax, false, modelMaxFrom + "; longer texts are refused unless"
                     + " truncation is asked for", Map.of(), null, "no config_sentence_transformers.json");
         }
@@ -56,7 +59,7 @@ public record DeclaredEmbedding(List<String> pooling, String poolingFrom, boolea
                     l.normalizeFrom(), max, true, l.maxTokensFrom(), c.prompts(), c.defaultPromptName(),
                     "langchain4j's class puts no prompt before texts");
         }
-        return new DeclaredEmbedding(c.poolingModes().isEmpty() ? List.of("cls") : c.poolingModes(),
+        return new DeclaredEmbedding(c.poolingModes().isEmpty() ? List.of(fallback) : c.poolingModes(),
                 c.poolingModes().isEmpty() ? "modules.json has no Pooling module: vectorbert's default" : "the Pooling module's config.json",
                 c.normalize(), c.normalize() ? "modules.json has a Normalize module" : "modules.json has no Normalize module", max, true,
                 declared > 0 ? "sentence_bert_config.json's max_seq_length" + (declared > modelMax ? " " + declared + ", beyond " + modelMaxFrom : "")

@@ -61,6 +61,11 @@ public interface ModelConfig {
     int typeVocabSize();
 
     /** {@return whether the model has token type (segment) embeddings} */
+    /** {@return whether each position sees only those before it (a decoder's attention): pooled by its last token, not its first} */
+    default boolean causal() {
+        return false;
+    }
+
     default boolean hasTokenTypes() {
         return typeVocabSize() > 0;
     }

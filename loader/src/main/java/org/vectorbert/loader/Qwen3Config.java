@@ -141,6 +141,11 @@ public record Qwen3Config(String modelType, List<String> architectures, int voca
     }
 
     @Override
+    public boolean causal() {
+        return true;
+    }
+
+    @Override
     public int typeVocabSize() {
         return 0;
     }

@@ -258,7 +258,7 @@ class ModelResolverTest {
         assertEquals(List.of("mean"), st.poolingModes());
         assertTrue(st.normalize());
         assertEquals(256, st.maxSeqLength());
-        DeclaredEmbedding declared = DeclaredEmbedding.of(snapshot, 512, "the tokenizer's model_max_length");
+        DeclaredEmbedding declared = DeclaredEmbedding.of(snapshot, 512, "the tokenizer's model_max_length", false);
         assertEquals(List.of("mean"), declared.pooling());
         assertEquals("the Pooling module's config.json", declared.poolingFrom());
         assertTrue(declared.normalize());
