@@ -66,7 +66,7 @@ final class ServeCommand implements Callable<Integer> {
 
     @Option(names = "--max-batch-tokens", paramLabel = "N", defaultValue = "16384",
             description = "Positions (padding included) one round of batched requests may hold; a round runs as forward passes "
-                    + "of up to 1,024 positions grouped by length (default: ${DEFAULT-VALUE}).")
+                    + "of up to 1,024 positions grouped by length (default: ${DEFAULT-VALUE}, or the model's longest input if that is longer).")
     int maxBatchTokens;
 
     @Option(names = "--max-client-batch-size", paramLabel = "N", defaultValue = "32",

@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import org.vectorbert.loader.Labels;
 import org.vectorbert.tokenizer.EncodeOptions;
 import org.vectorbert.tokenizer.Encoding;
@@ -169,6 +170,19 @@ public final class TextClassifier {
      */
     public static TextClassifier of(Encoder model, Tokenizer tokenizer) {
         return new TextClassifier(model, tokenizer);
+    }
+
+    /**
+     * The classifier over a model already loaded, when it has one: a sequence-classification head, or a causal LM that
+     * reranks by answering yes or no (Qwen3-Reranker); else empty.
+     *
+     * @param model     a model
+     * @param tokenizer its tokenizer
+     * @return the classifier, or empty
+     */
+    public static Optional<TextClassifier> ifAny(Encoder model, Tokenizer tokenizer) {
+        return model.heads().contains(HeadKind.SEQUENCE_CLASSIFIER) || YesNoPrompt.of(model, tokenizer).isPresent()
+                ? Optional.of(new TextClassifier(model, tokenizer)) : Optional.empty();
     }
 
     /** {@return the model} */

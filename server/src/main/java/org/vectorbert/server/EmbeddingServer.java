@@ -97,14 +97,19 @@ public final class EmbeddingServer implements AutoCloseable {
      */
     public void ready(Models models) {
         int longest = models.embeddings().maxTokens();
+        ServerOptions run = options;
         if (options.maxBatchTokens() < longest) {
-            throw new ServerException("--max-batch-tokens " + options.maxBatchTokens() + " is less than the model's longest input ("
-                    + longest + " tokens): such a text could never be run");
+            if (options.maxBatchTokens() != ServerOptions.DEFAULT_MAX_BATCH_TOKENS) {
+                throw new ServerException("--max-batch-tokens " + options.maxBatchTokens() + " is less than the model's longest input ("
+                        + longest + " tokens): such a text could never be run");
+            }
+            // TEI's default budget is shorter than a long-context model's input (Qwen3-Embedding's 32,768): raised to it.
+            run = options.withMaxBatchTokens(longest);
         }
         Warmup.run(models.embeddings(), WARMUP_MILLIS);
-        Batcher b = new Batcher(models.embeddings(), models.classifier().orElse(null), options.maxBatchTokens(), metrics);
+        Batcher b = new Batcher(models.embeddings(), models.classifier().orElse(null), run.maxBatchTokens(), metrics);
         this.batcher = b;
-        front.ready(new Routes(models, options, new Embedder(models.embeddings(), b, metrics, options.autoTruncate()), b));
+        front.ready(new Routes(models, run, new Embedder(models.embeddings(), b, metrics, run.autoTruncate()), b));
     }
 
     /** {@return the port it listens on} The one chosen when the options asked for 0. */

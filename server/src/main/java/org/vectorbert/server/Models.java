@@ -62,8 +62,7 @@ public record Models(String id, Embeddings embeddings, Optional<FillMask> fillMa
                 ? Optional.of(FillMask.of(embeddings.model(), embeddings.tokenizer(), org.vectorbert.engine.FillMaskOptions.defaults()
                         .withPrecision(embeddings.model().precision())))
                 : Optional.empty();
-        Optional<TextClassifier> classifier = embeddings.model().heads().contains(HeadKind.SEQUENCE_CLASSIFIER)
-                ? Optional.of(TextClassifier.of(embeddings.model(), embeddings.tokenizer())) : Optional.empty();
+        Optional<TextClassifier> classifier = TextClassifier.ifAny(embeddings.model(), embeddings.tokenizer());
         Optional<TokenClassifier> tagger = embeddings.model().heads().contains(HeadKind.TOKEN_CLASSIFIER)
                 ? Optional.of(TokenClassifier.of(embeddings.model(), embeddings.tokenizer())) : Optional.empty();
         Optional<QuestionAnswerer> answerer = embeddings.model().heads().contains(HeadKind.QUESTION_ANSWERING)

@@ -48,6 +48,12 @@ public record ServerOptions(String host, int port, int maxBatchTokens, int maxCl
     }
 
     /**
+     * TEI's default positions a round of batched requests may hold; a server raises it to a model's longest input when
+     * that is longer.
+     */
+    public static final int DEFAULT_MAX_BATCH_TOKENS = 16384;
+
+    /**
      * TEI's defaults: 16384 batch tokens, 32 texts a request, 512 concurrent requests, 2 MB bodies; loopback, port 8080;
      * TEI's routes cut a text longer than the model takes unless the request says {@code "truncate": false} (TEI's
      * --auto-truncate, true since TEI 1.9), and /v1/embeddings cuts it.
@@ -55,7 +61,7 @@ public record ServerOptions(String host, int port, int maxBatchTokens, int maxCl
      * @return the defaults
      */
     public static ServerOptions defaults() {
-        return new ServerOptions("127.0.0.1", 8080, 16384, 32, 512, 2_000_000, true, true, null, Duration.ofSeconds(30));
+        return new ServerOptions("127.0.0.1", 8080, DEFAULT_MAX_BATCH_TOKENS, 32, 512, 2_000_000, true, true, null, Duration.ofSeconds(30));
     }
 
     /**

@@ -225,6 +225,43 @@ class ArchitectureRoutesTest {
         }
     }
 
+    /**
+     * Qwen3-Embedding through TEI's /embed with its query prompt and OpenAI's /v1/embeddings with a Matryoshka cut, and
+     * Qwen3-Reranker through /rerank: the reference's vectors and yes/no scores.
+     */
+    @Test
+    void qwen3EmbedsAndReranksAsTheReference() throws Exception {
+        Path embedder = ARCHITECTURES.resolve("qwen3/qwen3-embedding");
+        try (EmbeddingServer server = serve(embedder); SafetensorsFile expected = SafetensorsFile.open(embedder.resolve("expected.safetensors"))) {
+            HttpResponse<String> r = post(server, "embed", "{\"inputs\": [\"What is the capital of China?\"], \"prompt_name\": \"query\"}");
+            assertEquals(200, r.statusCode(), r.body());
+            JsonNode vector = JSON.readTree(r.body()).get(0);
+            float[] want = expected.tensor("case2.sentence_embedding").toFloatArray();
+            for (int i = 0; i < 64; i++) {
+                assertEquals(want[i], vector.get(i).floatValue(), 1e-4, "dimension " + i);
+            }
+            HttpResponse<String> v1 = post(server, "v1/embeddings", "{\"input\": \"The capital of China is Beijing.\", \"dimensions\": 16}");
+            assertEquals(200, v1.statusCode(), v1.body());
+            JsonNode cut = JSON.readTree(v1.body()).get("data").get(0).get("embedding");
+            float[] want16 = expected.tensor("case3.sentence_embedding_16").toFloatArray();
+            assertEquals(16, cut.size());
+            for (int i = 0; i < 16; i++) {
+                assertEquals(want16[i], cut.get(i).floatValue(), 1e-4, "dimension " + i + " of 16");
+            }
+        }
+        Path reranker = ARCHITECTURES.resolve("qwen3/qwen3-reranker");
+        JsonNode pairs = cases(reranker).get(0).get("pairs");
+        try (EmbeddingServer server = serve(reranker); SafetensorsFile expected = SafetensorsFile.open(reranker.resolve("expected.safetensors"))) {
+            float[] score = expected.tensor("case0.score").toFloatArray();
+            HttpResponse<String> r = post(server, "rerank", "{\"query\": " + pairs.get(0).get(0) + ", \"texts\": [" + pairs.get(0).get(1) + ", "
+                    + pairs.get(1).get(1) + "]}");
+            assertEquals(200, r.statusCode(), r.body());
+            for (JsonNode ranked : JSON.readTree(r.body())) {
+                assertEquals(score[ranked.get("index").asInt()], ranked.get("score").floatValue(), 1e-4, r.body());
+            }
+        }
+    }
+
     private static EmbeddingServer serve(Path model) {
         EmbeddingServer server = EmbeddingServer.start(ServerOptions.defaults().withPort(0));
         server.ready(Models.of(model.getFileName().toString(), Embeddings.load(model.toString())));
