@@ -261,7 +261,7 @@ class ArchitectureCommandsTest {
         Path dir = copy("mpnet-mlm", "unknown");
         Files.writeString(dir.resolve("config.json"), Files.readString(dir.resolve("config.json")).replace("\"mpnet\"", "\"gpt2\""));
         assertUserError(run("embed", "--model", dir.toString(), "text"),
-                "model_type 'gpt2' is not supported (supported: bert, distilbert, roberta, xlm-roberta, camembert, electra, mpnet, modernbert, nomic_bert, new, gte, deberta-v2, qwen3)");
+                "model_type 'gpt2' is not supported (supported: bert, distilbert, roberta, xlm-roberta, camembert, electra, mpnet, modernbert, nomic_bert, new, gte, deberta-v2, qwen3, gemma3_text)");
     }
 
     /** jina-embeddings-v3's config says model_type bert here, but its auto_map names code vectorbert does not implement: never run. */

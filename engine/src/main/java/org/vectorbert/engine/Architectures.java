@@ -47,7 +47,8 @@ final class Architectures {
             new Architecture("GTE", List.of("new", "gte"), GteModel.HUB_CLASSES, GteModel::load, GteModel::inspect),
             new Architecture("JinaBERT", List.of(), JinaBertModel.HUB_CLASSES, JinaBertModel::load, JinaBertModel::inspect),
             new Architecture("DeBERTa-v2", List.of("deberta-v2"), List.of(), DebertaModel::load, DebertaModel::inspect),
-            new Architecture("Qwen3", List.of("qwen3"), List.of(), Qwen3Model::load, Qwen3Model::inspect));
+            new Architecture("Qwen3", List.of("qwen3"), List.of(), Qwen3Model::load, Qwen3Model::inspect),
+            new Architecture("Gemma 3", List.of("gemma3_text"), List.of(), Gemma3Model::load, Gemma3Model::inspect));
 
     private Architectures() {}
 

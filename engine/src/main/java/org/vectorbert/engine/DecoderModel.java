@@ -13,7 +13,7 @@ import org.vectorbert.loader.ModelConfig;
 /**
  * A decoder-shaped embedder's frame (Qwen3's {@code Qwen3Model}, Gemma 3's {@code Gemma3TextModel}): the word embeddings
  * (scaled, in Gemma), {@link DecoderLayer}s, a final RMSNorm, and the heads the checkpoint has. Each architecture's loader
- * ({@link Qwen3Model}) reads its own names into {@link Parts}. Each sequence's positions count from
+ * ({@link Qwen3Model}, {@link Gemma3Model}) reads its own names into {@link Parts}. Each sequence's positions count from
  * its first real token (the pass holds no padding), as text-embeddings-inference does; a left-padded transformers batch
  * differs only by the rounding of its float32 angles. Thread-safe: a pass keeps its buffers to itself.
  */

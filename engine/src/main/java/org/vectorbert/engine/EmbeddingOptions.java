@@ -2,6 +2,8 @@ package org.vectorbert.engine;
 
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
+import org.vectorbert.loader.SentenceTransformersConfig;
 
 /**
  * How {@link Embeddings} turns texts into vectors. A null field means "what the model declares":
@@ -148,5 +150,26 @@ public record EmbeddingOptions(Precision precision, List<Pooling> pooling, Boole
      */
     public EmbeddingOptions withBatchTokens(int tokens) {
         return new EmbeddingOptions(precision, pooling, normalize, truncate, prompt, promptName, tokens, dimensions);
+    }
+
+    /** These options, with what the model declares where they say nothing ({@code fallback}: the pooling without a declaration). */
+    EmbeddingOptions resolved(Optional<SentenceTransformersConfig> declared, Precision precision, Pooling fallback) {
+        EmbeddingOptions asked = this;
+        List<Pooling> pooling = asked.pooling() != null ? asked.pooling()
+                : declared.filter(d -> !d.poolingModes().isEmpty())
+                        .map(d -> d.poolingModes().stream().map(Pooling::parse).toList()).orElse(List.of(fallback));
+        boolean normalize = asked.normalize() != null ? asked.normalize() : declared.map(SentenceTransformersConfig::normalize).orElse(false);
+        // sentence-transformers cuts texts to max_seq_length; a plain checkpoint refuses them unless asked.
+        boolean truncate = asked.truncate() != null ? asked.truncate() : declared.isPresent();
+        String prompt = asked.prompt();
+        if (prompt == null && asked.promptName() != null) {
+            prompt = declared.map(d -> d.prompts().get(asked.promptName())).orElseThrow(() -> new EngineException(
+                    "the model has no prompt named '" + asked.promptName() + "' (it has "
+                            + declared.map(d -> d.prompts().keySet().toString()).orElse("no prompts") + ")"));
+        }
+        if (prompt == null) {
+            prompt = declared.filter(d -> d.defaultPromptName() != null).map(d -> d.prompts().get(d.defaultPromptName())).orElse("");
+        }
+        return new EmbeddingOptions(precision, pooling, normalize, truncate, prompt, null, asked.batchTokens(), asked.dimensions());
     }
 }

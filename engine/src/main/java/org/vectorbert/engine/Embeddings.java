@@ -40,6 +40,8 @@ public final class Embeddings {
     /** Tokens of the prompt left out of the pooling ([CLS] and the prompt's), 0 when the prompt counts. */
     private final int promptTokens;
     private final boolean lowercase;
+    /** sentence-transformers' Dense modules after the pooling. */
+    private final DenseModules dense;
 
     private Embeddings(Encoder model, Tokenizer tokenizer, Optional<SentenceTransformersConfig> declared,
                        EmbeddingOptions asked) {
@@ -47,8 +49,10 @@ public final class Embeddings {
         this.model = model;
         this.tokenizer = tokenizer;
         this.declared = declared;
-        this.options = resolve(asked, declared, model.precision(), model.config().causal() ? Pooling.LAST_TOKEN : Pooling.CLS);
-        int full = model.config().hiddenSize() * options.pooling().size();
+        this.options = asked.resolved(declared, model.precision(), model.config().causal() ? Pooling.LAST_TOKEN : Pooling.CLS);
+        this.dense = declared.map(d -> DenseModules.load(d.dense(), model.config().hiddenSize() * options.pooling().size()))
+                .orElse(DenseModules.NONE);
+        int full = dense.width(model.config().hiddenSize() * options.pooling().size());
         if (options.dimensions() != null && (options.dimensions() < 1 || options.dimensions() > full)) {
             throw new EngineException("dimensions must be from 1 to the model's " + full + ", was " + options.dimensions());
         }
@@ -58,27 +62,6 @@ public final class Embeddings {
         boolean prompted = !options.prompt().isEmpty() && !declared.map(SentenceTransformersConfig::includePrompt).orElse(true);
         // sentence-transformers leaves out the prompt encoded alone, less its one closing special token ([SEP], </s>).
         this.promptTokens = prompted ? tokenizer.encode(options.prompt()).length() - tokenizer.template().singleAfter() : 0;
-    }
-
-    /** The options asked for, with what the model declares where they say nothing. */
-    private static EmbeddingOptions resolve(EmbeddingOptions asked, Optional<SentenceTransformersConfig> declared, Precision precision,
-                                            Pooling fallback) {
-        List<Pooling> pooling = asked.pooling() != null ? asked.pooling()
-                : declared.filter(d -> !d.poolingModes().isEmpty())
-                        .map(d -> d.poolingModes().stream().map(Pooling::parse).toList()).orElse(List.of(fallback));
-        boolean normalize = asked.normalize() != null ? asked.normalize() : declared.map(SentenceTransformersConfig::normalize).orElse(false);
-        // sentence-transformers cuts texts to max_seq_length; a plain checkpoint refuses them unless asked.
-        boolean truncate = asked.truncate() != null ? asked.truncate() : declared.isPresent();
-        String prompt = asked.prompt();
-        if (prompt == null && asked.promptName() != null) {
-            prompt = declared.map(d -> d.prompts().get(asked.promptName())).orElseThrow(() -> new EngineException(
-                    "the model has no prompt named '" + asked.promptName() + "' (it has "
-                            + declared.map(d -> d.prompts().keySet().toString()).orElse("no prompts") + ")"));
-        }
-        if (prompt == null) {
-            prompt = declared.filter(d -> d.defaultPromptName() != null).map(d -> d.prompts().get(d.defaultPromptName())).orElse("");
-        }
-        return new EmbeddingOptions(precision, pooling, normalize, truncate, prompt, null, asked.batchTokens(), asked.dimensions());
     }
 
     /** {@return the default model, bert-base-uncased (made on first use), with its own settings} */
@@ -154,7 +137,7 @@ public final class Embeddings {
 
     /** {@return the length of the vectors: the model's hidden size times the number of pooling modes, or the options' dimensions} */
     public int dimension() {
-        return options.dimensions() != null ? options.dimensions() : model.config().hiddenSize() * options.pooling().size();
+        return options.dimensions() != null ? options.dimensions() : dense.width(model.config().hiddenSize() * options.pooling().size());
     }
 
     /**
@@ -350,6 +333,7 @@ public final class Embeddings {
                 int start = b * ids.length() * hidden;
                 float[] pooled = Pool.pool(options.pooling(), out.lastHiddenState(), start, Math.min(p.promptTokens(), n - 1), n, hidden,
                         out.pooled(), b * hidden);
+                pooled = dense.apply(pooled);
                 pooled = matryoshkaLayerNorm ? Pool.layerNorm(pooled) : pooled;     // nomic-embed-text-v1.5's: layer_norm, then the cut
                 pooled = p.dimensions() < pooled.length ? Arrays.copyOf(pooled, p.dimensions()) : pooled;
                 results.add(new Result(p.ids(), p.normalize() ? Pool.l2Normalize(pooled) : pooled,

@@ -44,13 +44,18 @@ class Qwen3ReferenceTest {
 
     /** Each sequence's real ids (attention_mask 1, on either side), padded right again by the batch. */
     static Batch batch(JsonNode c) {
+        return batch(c, PAD);
+    }
+
+    /** The same, padded with {@code pad}. */
+    static Batch batch(JsonNode c, int pad) {
         List<int[]> ids = new ArrayList<>();
         List<int[]> types = new ArrayList<>();
         for (int s = 0; s < c.get("input_ids").size(); s++) {
             ids.add(realIds(c, s));
             types.add(new int[ids.getLast().length]);
         }
-        return Batch.of(ids, types, PAD);
+        return Batch.of(ids, types, pad);
     }
 
     static int[] realIds(JsonNode c, int s) {

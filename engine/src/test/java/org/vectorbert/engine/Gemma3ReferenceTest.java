@@ -1,0 +1,126 @@
+package org.vectorbert.engine;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.vectorbert.loader.LoaderException;
+import org.vectorbert.loader.SafetensorsFile;
+import org.vectorbert.tokenizer.Tokenizer;
+
+/**
+ * EmbeddingGemma (Gemma 3's text model, bidirectional) against the independent PyTorch reference written from transformers'
+ * modeling_gemma3.py (tools/torch-reference/make_gemma3_fixtures.py; cases and semantics in architectures/gemma3/NOTES.md):
+ * the byte-fallback BPE's ids with bos and eos, the states at the real positions (sliding layers chosen by layer_types,
+ * a window of sliding_window / 2 each side, two rotary bases, query_pre_attn_scalar, (1 + w) norms), the f32 weights
+ * and their bf16 rounding in two shards, and the sentence-transformers pipeline: mean, 2_Dense, 3_Dense, normalise, with
+ * prompts and Matryoshka cuts.
+ */
+class Gemma3ReferenceTest {
+    private static final double TOLERANCE = 1e-4;
+
+    static Path resource(String name) {
+        try {
+            return Path.of(Gemma3ReferenceTest.class.getResource("/architectures/gemma3/" + name).toURI());
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"embeddinggemma", "embeddinggemma-bf16"})
+    void theTokenizerGivesTheLibrarysIds(String name) throws IOException {
+        Path dir = resource(name);
+        Tokenizer tokenizer = Tokenizer.fromDirectory(dir);
+        for (JsonNode c : Qwen3ReferenceTest.cases(dir)) {
+            for (int s = 0; s < c.get("input_ids").size(); s++) {
+                assertArrayEquals(Qwen3ReferenceTest.realIds(c, s), tokenizer.encode(Qwen3ReferenceTest.text(c, s)).ids(),
+                        name + " " + c.get("name").asText() + " text " + s);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"embeddinggemma", "embeddinggemma-bf16"})
+    void hiddenStatesMatchPyTorchPaddedAndPacked(String name) throws IOException {
+        Path dir = resource(name);
+        Encoder model = Encoder.load(dir);
+        assertTrue(model instanceof DecoderModel, name);
+        JsonNode cases = Qwen3ReferenceTest.cases(dir);
+        try (SafetensorsFile expected = SafetensorsFile.open(dir.resolve("expected.safetensors"))) {
+            for (int k = 0; k < cases.size(); k++) {
+                JsonNode c = cases.get(k);
+                Batch batch = Qwen3ReferenceTest.batch(c, 0);
+                String at = name + " case" + k + " " + c.get("name").asText();
+                Encoder.Output out = model.forward(batch, Encoder.Request.lastHiddenState());
+                Qwen3ReferenceTest.assertRealClose(expected, "case" + k + ".last_hidden_state", out.lastHiddenState(), batch, c, at);
+                float[] packed = model.forward(batch, Encoder.Request.lastHiddenState(), o -> o.lastHiddenState().clone());
+                Qwen3ReferenceTest.assertRealClose(expected, "case" + k + ".last_hidden_state", packed, batch, c, at + " (packed)");
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"embeddinggemma", "embeddinggemma-bf16"})
+    void sentenceEmbeddingsRunTheDenseModulesWithPromptsAndMatryoshkaCuts(String name) throws IOException {
+        Path dir = resource(name);
+        JsonNode cases = Qwen3ReferenceTest.cases(dir);
+        try (SafetensorsFile expected = SafetensorsFile.open(dir.resolve("expected.safetensors"))) {
+            for (int k = 0; k < cases.size(); k++) {
+                JsonNode c = cases.get(k);
+                List<String> texts = new ArrayList<>();
+                c.get("texts").forEach(t -> texts.add(t.asText()));
+                EmbeddingOptions options = EmbeddingOptions.defaults();
+                if (c.has("prompt_name")) {
+                    options = options.withPromptName(c.get("prompt_name").asText());
+                }
+                String at = name + " case" + k;
+                Embeddings embeddings = Embeddings.load(dir.toString(), options);
+                assertEquals(List.of(Pooling.MEAN), embeddings.options().pooling(), at);
+                assertEquals(64, embeddings.dimension(), at);
+                assertClose(expected.tensor("case" + k + ".sentence_embedding").toFloatArray(), embeddings.embed(texts), at);
+                for (int dims : new int[] {32, 16}) {
+                    List<float[]> cut = Embeddings.load(dir.toString(), options.withDimensions(dims)).embed(texts);
+                    assertClose(expected.tensor("case" + k + ".sentence_embedding_" + dims).toFloatArray(), cut, at + " " + dims);
+                }
+            }
+        }
+    }
+
+    private static void assertClose(float[] want, List<float[]> vectors, String at) {
+        float[] all = ModernBertReferenceTest.concat(vectors);
+        assertEquals(want.length, all.length, at);
+        for (int i = 0; i < want.length; i++) {
+            assertEquals(want[i], all[i], TOLERANCE, at + " [" + i + "]");
+        }
+    }
+
+    @Test
+    void denseModulesThatModulesJsonNamesMustBeThere() {
+        LoaderException e = assertThrows(LoaderException.class, () -> Embeddings.load(resource("embeddinggemma-no-dense").toString()));
+        assertTrue(e.getMessage().contains("names Dense module '2' in 2_Dense, which has no config.json"), e.getMessage());
+    }
+
+    @Test
+    void configsItCannotRunAreRefusedByName(@TempDir Path tmp) throws IOException {
+        Path from = resource("embeddinggemma");
+        NomicBertReferenceTest.assertRefused(tmp.resolve("a"), from, c -> c.put("use_bidirectional_attention", false),
+                "a causal Gemma 3 language model is not supported");
+        NomicBertReferenceTest.assertRefused(tmp.resolve("b"), from, c -> c.put("attn_logit_softcapping", 50.0), "attn_logit_softcapping 50.0");
+        NomicBertReferenceTest.assertRefused(tmp.resolve("c"), from, c -> c.putObject("rope_scaling").put("rope_type", "linear")
+                .put("factor", 8.0), "rope scaling 'linear'");
+        NomicBertReferenceTest.assertRefused(tmp.resolve("d"), from, c -> c.putArray("layer_types").add("sliding_attention"),
+                "layer_types has 1 entries for 4 layers");
+    }
+}
