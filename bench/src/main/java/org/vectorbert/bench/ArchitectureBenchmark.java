@@ -109,7 +109,7 @@ public final class ArchitectureBenchmark {
     }
 
     /** The process's peak resident set (VmHWM), in bytes. */
-    private static long peakResidentBytes() throws IOException {
+    static long peakResidentBytes() throws IOException {
         for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
             if (line.startsWith("VmHWM:")) {
                 return Long.parseLong(line.replaceAll("\\D", "")) * 1024;
@@ -297,7 +297,7 @@ public final class ArchitectureBenchmark {
     }
 
     /** A model directory of {@code type} with random weights in its Hugging Face layout. */
-    private static Path write(Path dir, String type, int layers) throws IOException {
+    static Path write(Path dir, String type, int layers) throws IOException {
         Files.createDirectories(dir);
         boolean mpnet = type.equals("mpnet");
         String prefix = mpnet ? "mpnet." : "bert.";
@@ -375,7 +375,7 @@ public final class ArchitectureBenchmark {
         return fallback;
     }
 
-    private static int intArg(String[] args, String name, int fallback) {
+    static int intArg(String[] args, String name, int fallback) {
         for (int i = 0; i + 1 < args.length; i++) {
             if (args[i].equals(name)) {
                 return Integer.parseInt(args[i + 1]);

@@ -68,6 +68,9 @@ final class InspectCommand implements Callable<Integer> {
         TokenizerLoad tokenizer = TokenizerLoad.of(dir);
         DeclaredEmbedding e = embedding(dir, c, tokenizer);
         b.append("pooling:    ").append(String.join("+", e.pooling())).append("  (").append(e.poolingFrom()).append(")\n");
+        if (!e.dense().isEmpty()) {
+            b.append("dense:      ").append(String.join(", ", e.dense())).append("  (modules.json's Dense modules, after the pooling)\n");
+        }
         b.append("normalised: ").append(e.normalize() ? "yes" : "no").append("  (").append(e.normalizeFrom()).append(")\n");
         b.append("max length: ").append(e.maxTokens()).append(" tokens, longer texts ").append(e.cut() ? "cut" : "refused").append("  (")
                 .append(e.maxTokensFrom()).append(")\n");
@@ -144,6 +147,9 @@ final class InspectCommand implements Callable<Integer> {
         DeclaredEmbedding e = embedding(dir, c, tokenizer);
         ObjectNode embedding = o.putObject("embedding");
         e.pooling().forEach(embedding.putArray("pooling")::add);
+        if (!e.dense().isEmpty()) {
+            e.dense().forEach(embedding.putArray("dense")::add);
+        }
         embedding.put("pooling_from", e.poolingFrom()).put("normalize", e.normalize()).put("normalize_from", e.normalizeFrom())
                 .put("max_tokens", e.maxTokens()).put("truncate", e.cut()).put("max_tokens_from", e.maxTokensFrom());
         ObjectNode prompts = embedding.putObject("prompts");

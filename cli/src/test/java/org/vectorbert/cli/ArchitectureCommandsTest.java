@@ -28,6 +28,7 @@ class ArchitectureCommandsTest {
     private static final Path BGEM3 = ARCHITECTURES.resolve("bgem3/bgem3");
     private static final Path DEBERTA = ARCHITECTURES.resolve("deberta");
     private static final Path QWEN3 = ARCHITECTURES.resolve("qwen3");
+    private static final Path GEMMA3 = ARCHITECTURES.resolve("gemma3");
 
     @TempDir
     Path work;
@@ -192,6 +193,32 @@ class ArchitectureCommandsTest {
         assertTrue(inspected.out().contains("causal LM yes\n"), inspected.out());
         assertTrue(inspected.out().contains("pooling:    lasttoken  (no sentence-transformers files: vectorbert's default for a decoder)"),
                 inspected.out());
+    }
+
+    /** EmbeddingGemma's document prompt through mean pooling and both Dense modules; inspect; a directory missing 2_Dense. */
+    @Test
+    void embeddingGemmaEmbedsThroughItsDenseModules() throws IOException {
+        String dir = GEMMA3.resolve("embeddinggemma").toString();
+        try (var expected = org.vectorbert.loader.SafetensorsFile.open(GEMMA3.resolve("embeddinggemma/expected.safetensors"))) {
+            float[] want = expected.tensor("case2.sentence_embedding").toFloatArray();
+            TokenizeCommandTest.Run embedded = run("embed", "--model", dir, "--prompt-name", "document", "--json",
+                    "The capital of France is Paris.");
+            assertEquals(0, embedded.exit(), embedded.err());
+            var vector = new com.fasterxml.jackson.databind.ObjectMapper().readTree(embedded.out()).get("embedding");
+            assertEquals(64, vector.size());
+            for (int i = 0; i < 64; i++) {
+                assertEquals(want[i], vector.get(i).floatValue(), 1e-4, "dimension " + i);
+            }
+        }
+        TokenizeCommandTest.Run inspected = run("inspect", "--model", dir);
+        assertEquals(0, inspected.exit(), inspected.err());
+        assertTrue(inspected.out().contains("config:     gemma3_text (Gemma 3 family), 4 layers, hidden 64, 4 query heads sharing 1 key/value"
+                + " heads of 32, GeGLU 96 wide (gelu_pytorch_tanh), vocab 480, 2048 positions, pre- and post-norm (RMSNorm), bidirectional,"
+                + " rotary positions (base 1000000 global, 10000 local), 2 of 4 layers a window of 4 each side\n"), inspected.out());
+        assertTrue(inspected.out().contains("dense:      2_Dense 64 -> 256, 3_Dense 256 -> 64  (modules.json's Dense modules, after the"
+                + " pooling)\n"), inspected.out());
+        assertUserError(run("embed", "--model", GEMMA3.resolve("embeddinggemma-no-dense").toString(), "text"),
+                "names Dense module '2' in 2_Dense, which has no config.json");
     }
 
     /** bge-m3's lexical weights and ColBERT vectors (JSON lines, .npy) and its score modes, as the reference computed them. */

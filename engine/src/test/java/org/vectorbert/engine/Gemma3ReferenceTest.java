@@ -106,6 +106,29 @@ class Gemma3ReferenceTest {
         }
     }
 
+    /**
+     * transformers' Gemma tokenizer rebuilds its template from tokenizer_config.json's add_bos_token / add_eos_token: a
+     * tokenizer.json with bos alone still ends every text with eos, and add_eos_token false drops it.
+     */
+    @Test
+    void addBosAndAddEosTokenOverTheFilesTemplate(@TempDir Path tmp) throws IOException {
+        Path from = resource("embeddinggemma");
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        var root = (com.fasterxml.jackson.databind.node.ObjectNode) json.readTree(from.resolve("tokenizer.json").toFile());
+        var post = (com.fasterxml.jackson.databind.node.ObjectNode) root.get("post_processor");
+        post.putArray("single").addObject().putObject("SpecialToken").put("id", "<bos>").put("type_id", 0);
+        ((com.fasterxml.jackson.databind.node.ArrayNode) post.get("single")).addObject().putObject("Sequence").put("id", "A").put("type_id", 0);
+        json.writeValue(tmp.resolve("tokenizer.json").toFile(), root);
+        var config = (com.fasterxml.jackson.databind.node.ObjectNode) json.readTree(from.resolve("tokenizer_config.json").toFile());
+        json.writeValue(tmp.resolve("tokenizer_config.json").toFile(), config);
+        JsonNode c = Qwen3ReferenceTest.cases(from).get(0);
+        int[] want = Qwen3ReferenceTest.realIds(c, 0);
+        assertArrayEquals(want, Tokenizer.fromDirectory(tmp).encode(c.get("texts").get(0).asText()).ids(), "eos from add_eos_token");
+        json.writeValue(tmp.resolve("tokenizer_config.json").toFile(), config.put("add_eos_token", false));
+        assertArrayEquals(java.util.Arrays.copyOf(want, want.length - 1),
+                Tokenizer.fromDirectory(tmp).encode(c.get("texts").get(0).asText()).ids(), "no eos with add_eos_token false");
+    }
+
     @Test
     void denseModulesThatModulesJsonNamesMustBeThere() {
         LoaderException e = assertThrows(LoaderException.class, () -> Embeddings.load(resource("embeddinggemma-no-dense").toString()));

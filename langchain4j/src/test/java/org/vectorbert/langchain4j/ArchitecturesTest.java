@@ -80,4 +80,46 @@ class ArchitecturesTest {
             }
         }
     }
+    /** Qwen3-Embedding (last token) and EmbeddingGemma (its query prompt, mean, both Dense modules) through langchain4j's EmbeddingModel. */
+    @Test
+    void decoderEmbeddersAreTheReferences() throws IOException {
+        for (String[] fixture : new String[][] {{"qwen3/qwen3-embedding", "1"}, {"gemma3/embeddinggemma", "1"}}) {
+            Path dir = ARCHITECTURES.resolve(fixture[0]);
+            int k = Integer.parseInt(fixture[1]);
+            JsonNode c = JSON.readTree(dir.resolve("inputs.json").toFile()).get(k);
+            VectorbertEmbeddingModel.Builder builder = VectorbertEmbeddingModel.builder().model(dir.toString());
+            if (c.has("prompt_name")) {
+                builder.promptName(c.get("prompt_name").asText());
+            }
+            EmbeddingModel model = builder.build();
+            List<TextSegment> segments = new ArrayList<>();
+            c.get("texts").forEach(t -> segments.add(TextSegment.from(t.asText())));
+            List<Embedding> got = model.embedAll(segments).content();
+            try (SafetensorsFile expected = SafetensorsFile.open(dir.resolve("expected.safetensors"))) {
+                float[] want = expected.tensor("case" + k + ".sentence_embedding").toFloatArray();
+                int dim = want.length / segments.size();
+                assertEquals(dim, model.dimension());
+                for (int s = 0; s < segments.size(); s++) {
+                    for (int i = 0; i < dim; i++) {
+                        assertEquals(want[s * dim + i], got.get(s).vector()[i], 1e-4, fixture[0] + " text " + s + " [" + i + "]");
+                    }
+                }
+            }
+        }
+    }
+
+    /** Qwen3-Reranker through langchain4j's ScoringModel: the model card's yes/no probability. */
+    @Test
+    void qwen3RerankerScoresAsTheReference() throws IOException {
+        Path dir = ARCHITECTURES.resolve("qwen3/qwen3-reranker");
+        JsonNode pairs = JSON.readTree(dir.resolve("inputs.json").toFile()).get(0).get("pairs");
+        ScoringModel scoring = VectorbertScoringModel.builder().model(dir.toString()).build();
+        try (SafetensorsFile expected = SafetensorsFile.open(dir.resolve("expected.safetensors"))) {
+            float[] score = expected.tensor("case0.score").toFloatArray();
+            for (int s = 0; s < pairs.size(); s++) {
+                double got = scoring.score(pairs.get(s).get(1).asText(), pairs.get(s).get(0).asText()).content();
+                assertEquals(score[s], got, 1e-4, "pair " + s);
+            }
+        }
+    }
 }

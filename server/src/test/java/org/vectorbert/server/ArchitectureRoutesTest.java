@@ -262,6 +262,24 @@ class ArchitectureRoutesTest {
         }
     }
 
+    /** EmbeddingGemma through /v1/embeddings: mean pooling, both Dense modules, normalised, as the reference. */
+    @Test
+    void embeddingGemmaEmbedsThroughItsDenseModules() throws Exception {
+        Path dir = ARCHITECTURES.resolve("gemma3/embeddinggemma");
+        try (EmbeddingServer server = serve(dir); SafetensorsFile expected = SafetensorsFile.open(dir.resolve("expected.safetensors"))) {
+            JsonNode c = cases(dir).get(0);
+            HttpResponse<String> r = post(server, "v1/embeddings", "{\"input\": [" + c.get("texts").get(0) + ", " + c.get("texts").get(1) + "]}");
+            assertEquals(200, r.statusCode(), r.body());
+            float[] want = expected.tensor("case0.sentence_embedding").toFloatArray();
+            JsonNode data = JSON.readTree(r.body()).get("data");
+            for (int s = 0; s < 2; s++) {
+                for (int i = 0; i < 64; i++) {
+                    assertEquals(want[s * 64 + i], data.get(s).get("embedding").get(i).floatValue(), 1e-4, "text " + s + " [" + i + "]");
+                }
+            }
+        }
+    }
+
     private static EmbeddingServer serve(Path model) {
         EmbeddingServer server = EmbeddingServer.start(ServerOptions.defaults().withPort(0));
         server.ready(Models.of(model.getFileName().toString(), Embeddings.load(model.toString())));

@@ -44,9 +44,11 @@ class ArchitecturesTest {
     @Test
     void sentenceEmbeddingsAreTheReferences() throws IOException {
         for (String fixture : new String[] {"modernbert/modernbert-sentence-mean", "mpnet/mpnet-sentence-mean", "nomicbert/nomicbert-sentence",
-            "gte/gte-base-en", "jinabert/jinabert-sentence-mean"}) {
+            "gte/gte-base-en", "jinabert/jinabert-sentence-mean", "qwen3/qwen3-embedding", "gemma3/embeddinggemma"}) {
             Path dir = ARCHITECTURES.resolve(fixture);
             JsonNode first = JSON.readTree(dir.resolve("inputs.json").toFile()).get(0);
+            // Qwen3's reference ran a left-padded batch, whose shifted positions move the float32 angles by up to 5.5e-6.
+            double tolerance = fixture.startsWith("qwen3") ? 1e-4 : 1e-5;
             List<Row> rows = new ArrayList<>();
             for (int s = 0; s < first.get("texts").size(); s++) {
                 rows.add(RowFactory.create(s, first.get("texts").get(s).asText()));
@@ -63,7 +65,7 @@ class ArchitecturesTest {
                 for (Row r : out) {
                     float[] got = TextEmbedderTest.floats(r.getList(r.fieldIndex("embedding")));
                     for (int i = 0; i < dim; i++) {
-                        assertEquals(want[r.getInt(0) * dim + i], got[i], 1e-5, fixture + " row " + r.getInt(0) + " [" + i + "]");
+                        assertEquals(want[r.getInt(0) * dim + i], got[i], tolerance, fixture + " row " + r.getInt(0) + " [" + i + "]");
                     }
                 }
             }

@@ -79,7 +79,6 @@ public final class TokenizerFiles {
         Normalizer normalizer = stages.normalizer(root.get("normalizer"), "normalizer");
         PreTokenizer preTokenizer = stages.preTokenizer(root.get("pre_tokenizer"), "pre_tokenizer");
         Model model = models.model(root.path("model"));
-        PostProcessor post = models.postProcessor(root.get("post_processor"), "post_processor");
         Decoder decoder = stages.decoder(root.get("decoder"), "decoder");
         List<AddedVocabulary.AddedToken> added = new ArrayList<>();
         JsonNode list = root.path("added_tokens");
@@ -95,6 +94,8 @@ public final class TokenizerFiles {
                     t.path("single_word").asBoolean(false), t.path("lstrip").asBoolean(false),
                     t.path("rstrip").asBoolean(false), t.path("normalized").asBoolean(!special), special));
         }
+        PostProcessor post = models.postProcessor(BosEosTemplate.of(config, t -> idOf(t, model, added)).orElse(root.get("post_processor")),
+                "post_processor");
         PipelineTokenizer.Roles roles = roles(config, model, added, root.path("padding"));
         JsonNode padding = root.path("padding");
         PipelineTokenizer.PadSettings pad = padding.isObject()
@@ -170,6 +171,15 @@ public final class TokenizerFiles {
             }
         }
         return -1;
+    }
+
+    private static int idOf(String token, Model model, List<AddedVocabulary.AddedToken> added) {
+        for (AddedVocabulary.AddedToken t : added) {
+            if (t.content().equals(token)) {
+                return t.id();
+            }
+        }
+        return model.tokenToId(token);
     }
 
     private static String tokenOf(int id, Model model, List<AddedVocabulary.AddedToken> added) {
