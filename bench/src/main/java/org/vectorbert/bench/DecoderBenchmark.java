@@ -211,9 +211,10 @@ public final class DecoderBenchmark {
             Files.createDirectories(dir.resolve(f).getParent());
             Files.copy(FIXTURE.resolve(f), dir.resolve(f), StandardCopyOption.REPLACE_EXISTING);
         }
-        String query = "What is the capital of China and how large is it?";
+        // About 20 and 500 tokens through the fixture's small byte-level BPE (the count each JVM prints is exact).
+        String query = "What is the capital of China? Explain gravity.";
         String document = ("The capital of China is Beijing. Gravity is a force that attracts two bodies towards each other, "
-                + "and it gives weight to physical objects. ").repeat(6);
+                + "and it gives weight to physical objects. ").repeat(8) + "The capital of China is Beijing.";
         System.out.printf("Qwen3-Embedding-0.6B shape, bf16 weights in the file (%.0f MB), %d threads, %s%n",
                 Files.size(dir.resolve("model.safetensors")) / 1e6, Parallel.threads(), Runtime.version());
         String java = ProcessHandle.current().info().command().orElse("java");
@@ -222,10 +223,11 @@ public final class DecoderBenchmark {
         for (Precision precision : List.of(Precision.BF16, Precision.F32)) {
             Path cache = Files.createDirectories(work.resolve("packed-" + precision));
             for (String[] text : new String[][] {{"query, packing the weights", query}, {"query", query}, {"document", document}}) {
+                // Both bare: the query's length is its own (Qwen3's instruction would add about 30 tokens of this BPE).
                 List<String> command = new ArrayList<>(List.of(java));
                 command.addAll(flags.stream().filter(f -> !f.startsWith("-Dvectorbert.packed")).toList());
                 command.addAll(List.of("-Dvectorbert.packed=" + cache, "-cp", cp, DecoderBenchmark.class.getName(), "--child",
-                        dir.toString(), precision.name(), (text[0].startsWith("query") ? "query:" : "") + text[1]));
+                        dir.toString(), precision.name(), text[1]));
                 long start = System.nanoTime();
                 Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
                 String out = new String(p.getInputStream().readAllBytes()).strip();
@@ -236,18 +238,15 @@ public final class DecoderBenchmark {
         }
     }
 
-    /** One fresh library JVM: load, embed one text (a "query:" prefix asks for the query prompt), and say how long and how much memory. */
+    /** One fresh library JVM: load, embed one text, and say how long it took and how much memory it held. */
     private static void child(Path dir, Precision precision, String text) throws IOException {
         long jvmStart = ManagementFactory.getRuntimeMXBean().getStartTime();
-        boolean query = text.startsWith("query:");
-        EmbeddingOptions options = EmbeddingOptions.defaults().withPrecision(precision);
         long t0 = System.nanoTime();
-        Embeddings embeddings = Embeddings.load(dir.toString(), query ? options.withPromptName("query") : options);
+        Embeddings embeddings = Embeddings.load(dir.toString(), EmbeddingOptions.defaults().withPrecision(precision));
         long t1 = System.nanoTime();
-        String input = query ? text.substring("query:".length()) : text;
-        float[] v = embeddings.embed(input);
+        float[] v = embeddings.embed(text);
         long t2 = System.nanoTime();
-        int tokens = embeddings.tokenizer().encode(embeddings.modelInput(input)).length();
+        int tokens = embeddings.tokenizer().encode(embeddings.modelInput(text)).length();
         System.out.printf("%d tokens, load %.0f ms, embed %.0f ms, JVM start to vector %d ms, %d dims, peak resident %.0f MB (weights %.0f MB)%n",
                 tokens, (t1 - t0) / 1e6, (t2 - t1) / 1e6, System.currentTimeMillis() - jvmStart, v.length,
                 ArchitectureBenchmark.peakResidentBytes() / 1e6, embeddings.model().weightBytes() / 1e6);

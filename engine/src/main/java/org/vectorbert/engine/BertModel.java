@@ -201,7 +201,7 @@ public final class BertModel implements Encoder {
 
     private <T> T forward(Batch batch, Request request, RowLayout layout, Function<Output, T> reader) {
         Passes.check(this, batch, request);
-        return Passes.run(spare, batch, layout.rows(), config.hiddenSize(), config.intermediateSize(), ws -> {
+        return Passes.run(this, spare, batch, layout.rows(), config.hiddenSize(), config.intermediateSize(), ws -> {
             float[] x = ws.x;
             embeddings.forward(batch, layout, x, ws.t);
             ws.maskPadding(batch, layout);

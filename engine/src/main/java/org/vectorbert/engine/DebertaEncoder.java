@@ -147,7 +147,7 @@ final class DebertaEncoder implements Encoder {
         Passes.check(this, batch, request);
         int heads = parts.config().numAttentionHeads();
         DebertaLayer first = parts.layers().getFirst();
-        return Passes.run(spare, batch, layout.rows(), hidden, parts.config().intermediateSize(), ws -> {
+        return Passes.run(this, spare, batch, layout.rows(), hidden, parts.config().intermediateSize(), ws -> {
             float[] x = ws.x;
             embed(batch, layout, x);
             ws.maskPadding(batch, layout);

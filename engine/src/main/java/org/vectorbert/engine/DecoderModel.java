@@ -151,7 +151,7 @@ final class DecoderModel implements Encoder {
         int width = Math.max(hidden, first.heads() * first.headSize());
         Rotary[] tables = rotary(batch.length());
         PackedMatrix words = parts.words();
-        return Passes.run(spare, batch, layout.rows(), width, 2 * first.mlp().inner(), ws -> {
+        return Passes.run(this, spare, batch, layout.rows(), width, 2 * first.mlp().inner(), ws -> {
             float[] x = ws.x;
             for (int b = 0; b < batch.size(); b++) {
                 for (int i = 0; i < layout.lengths()[b]; i++) {

@@ -213,7 +213,7 @@ public final class ModernBertModel implements Encoder {
     private <T> T forward(Batch batch, Request request, RowLayout layout, Function<Output, T> reader) {
         Passes.check(this, batch, request);
         int hidden = config.hiddenSize();
-        return Passes.run(spare, batch, layout.rows(), config.hiddenSize(), 2 * config.intermediateSize(), ws -> {
+        return Passes.run(this, spare, batch, layout.rows(), config.hiddenSize(), 2 * config.intermediateSize(), ws -> {
             float[] x = ws.x;
             for (int b = 0; b < batch.size(); b++) {
                 for (int i = 0; i < layout.lengths()[b]; i++) {

@@ -26,11 +26,13 @@ final class Passes {
 
     /**
      * Runs {@code body} over a workspace for {@code batch} (the one {@code spare} kept, when it fits; else a new one of
-     * {@code hidden} and {@code inner} wide rows), with the kernels a pass of {@code rows} rows runs: the plain first pass,
-     * or the vector kernels with their compiler directive in place (once per JVM). The workspace is kept for the next pass.
+     * {@code hidden} and {@code inner} wide rows), with the kernels a pass of {@code rows} rows of {@code encoder} runs: the
+     * plain first pass, or the vector kernels with their compiler directive in place (once per JVM). The workspace is kept
+     * for the next pass.
      */
-    static <T> T run(AtomicReference<Workspace> spare, Batch batch, int rows, int hidden, int inner, Function<Workspace, T> body) {
-        boolean plain = PlainKernels.begin(rows);
+    static <T> T run(Encoder encoder, AtomicReference<Workspace> spare, Batch batch, int rows, int hidden, int inner,
+                     Function<Workspace, T> body) {
+        boolean plain = PlainKernels.begin(rows, encoder.weightBytes() / (encoder.precision() == Precision.F32 ? 4 : 2));
         if (!plain) {
             KernelCompilation.ensure();
         }

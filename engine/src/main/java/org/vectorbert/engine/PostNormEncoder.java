@@ -138,7 +138,7 @@ final class PostNormEncoder implements Encoder {
         Rotary rotary = rotary(batch.length());
         int heads = parts.config().numAttentionHeads();
         PostNormLayer first = parts.layers().getFirst();
-        return Passes.run(spare, batch, layout.rows(), hidden, 2 * first.mlp().inner(), ws -> {
+        return Passes.run(this, spare, batch, layout.rows(), hidden, 2 * first.mlp().inner(), ws -> {
             float[] x = ws.x;
             float[] types = parts.types();
             for (int b = 0; b < batch.size(); b++) {

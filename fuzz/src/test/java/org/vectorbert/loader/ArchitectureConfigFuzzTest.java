@@ -12,14 +12,14 @@ import org.junit.jupiter.api.Tag;
 import org.vectorbert.common.VectorbertException;
 
 /**
- * The architectures' config.json readers (ModernBERT, NomicBERT, GTE, JinaBERT, DeBERTa-v2) on objects built from their own keys
+ * The architectures' config.json readers (ModernBERT, NomicBERT, GTE, JinaBERT, DeBERTa-v2, Qwen3, Gemma 3) on objects built from their own keys
  * with values of any JSON type: read, or refused with the loader's error. Built as JSON trees, not bytes, so the fuzzer
  * reaches the validation instead of spending its time on JSON's syntax.
  */
 @Tag("heavy")
 class ArchitectureConfigFuzzTest {
     private static final List<BiFunction<JsonNode, String, ModelConfig>> READERS = List.of(ModernBertConfig::parse,
-            NomicBertConfig::parse, GteConfig::parse, JinaBertConfig::parse, DebertaV2Config::parse);
+            NomicBertConfig::parse, GteConfig::parse, JinaBertConfig::parse, DebertaV2Config::parse, Qwen3Config::parse, Gemma3Config::parse);
     private static final String[] KEYS = {"model_type", "architectures", "vocab_size", "hidden_size", "num_hidden_layers",
         "num_attention_heads", "intermediate_size", "max_position_embeddings", "layer_norm_eps", "norm_eps", "hidden_act",
         "hidden_activation", "type_vocab_size", "n_embd", "n_head", "n_layer", "n_inner", "n_positions", "layer_norm_epsilon",
@@ -31,10 +31,13 @@ class ArchitectureConfigFuzzTest {
         "local_attention", "classifier_pooling", "norm_bias", "attention_bias", "mlp_bias", "id2label", "embedding_size",
         "position_biased_input", "relative_attention", "position_buckets", "max_relative_positions", "pos_att_type", "share_att_key",
         "norm_rel_ebd", "conv_kernel_size", "conv_groups", "conv_act", "pooler_hidden_act", "pooler_hidden_size",
-        "attention_head_size"};
+        "attention_head_size", "num_key_value_heads", "head_dim", "rms_norm_eps", "tie_word_embeddings", "use_sliding_window",
+        "query_pre_attn_scalar", "rope_local_base_freq", "sliding_window", "sliding_window_pattern", "_sliding_window_pattern",
+        "use_bidirectional_attention", "attn_logit_softcapping", "final_logit_softcapping"};
     private static final String[] WORDS = {"ntk", "rope", "alibi", "geglu", "reglu", "swiglu", "gelu", "silu", "layer_norm",
         "rms_norm", "absolute", "full_attention", "sliding_attention", "default", "cls", "mean", "new", "nomic_bert", "bert",
-        "deberta-v2", "p2c|c2p", "c2p", "p2c", "p2p", "layer_norm|none", "tanh"};
+        "deberta-v2", "p2c|c2p", "c2p", "p2c", "p2p", "layer_norm|none", "tanh", "qwen3", "gemma3_text", "linear",
+        "gelu_pytorch_tanh", "Qwen3ForCausalLM"};
 
     @FuzzTest
     void parse(FuzzedDataProvider data) {
@@ -51,6 +54,12 @@ class ArchitectureConfigFuzzTest {
                 } else if (c instanceof DebertaV2Config d) {
                     d.relativeSpan();
                     d.scaleFactor();
+                } else if (c instanceof Qwen3Config q) {
+                    q.keyValueWidth();
+                    q.isCausalLm();
+                } else if (c instanceof Gemma3Config g) {
+                    g.halfWindow();
+                    g.sliding().size();
                 }
             } catch (VectorbertException expected) {
                 // refused clearly
