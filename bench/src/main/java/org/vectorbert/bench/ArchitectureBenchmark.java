@@ -335,8 +335,8 @@ public final class ArchitectureBenchmark {
         return dir;
     }
 
-    /** model.safetensors of {@code specs}, normal with std 0.02 but norm weights, which are 1. */
-    private static void writeRandom(Path dir, List<SafetensorsWriter.Spec> specs) {
+    /** model.safetensors of {@code specs}, normal with std 0.02 but norm weights, which are 1; BF16 specs rounded down to it. */
+    static void writeRandom(Path dir, List<SafetensorsWriter.Spec> specs) {
         Random random = new Random(42);
         try (SafetensorsWriter w = new SafetensorsWriter(dir.resolve("model.safetensors"), specs, Map.of("format", "pt"))) {
             for (SafetensorsWriter.Spec s : specs) {
@@ -346,7 +346,15 @@ public final class ArchitectureBenchmark {
                 for (int i = 0; i < n; i++) {
                     values[i] = layerNormWeight ? 1f : (float) (random.nextGaussian() * 0.02);
                 }
-                w.write(values);
+                if (s.dtype() == DType.BF16) {
+                    short[] bits = new short[n];
+                    for (int i = 0; i < n; i++) {
+                        bits[i] = (short) (Float.floatToRawIntBits(values[i]) >>> 16);
+                    }
+                    w.write(java.lang.foreign.MemorySegment.ofArray(bits));
+                } else {
+                    w.write(values);
+                }
             }
             w.finish();
         }

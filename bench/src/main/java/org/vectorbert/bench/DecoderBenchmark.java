@@ -1,7 +1,6 @@
 package org.vectorbert.bench;
 
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,7 +9,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.stream.Stream;
 import org.vectorbert.engine.Batch;
 import org.vectorbert.engine.EmbeddingOptions;
@@ -139,7 +137,7 @@ public final class DecoderBenchmark {
             }
         }
         specs.add(new SafetensorsWriter.Spec("norm.weight", dtype, new long[] {h}));
-        write(dir, specs);
+        ArchitectureBenchmark.writeRandom(dir, specs);
         return dir;
     }
 
@@ -173,34 +171,8 @@ public final class DecoderBenchmark {
             }
         }
         specs.add(new SafetensorsWriter.Spec("norm.weight", DType.F32, new long[] {h}));
-        write(dir, specs);
+        ArchitectureBenchmark.writeRandom(dir, specs);
         return dir;
-    }
-
-    /** model.safetensors of {@code specs}: normal with std 0.02, norm weights 1 (an offset of 0.02 around 0 for Gemma's). */
-    private static void write(Path dir, List<SafetensorsWriter.Spec> specs) {
-        Random random = new Random(42);
-        try (SafetensorsWriter w = new SafetensorsWriter(dir.resolve("model.safetensors"), specs, Map.of("format", "pt"))) {
-            for (SafetensorsWriter.Spec s : specs) {
-                int n = Math.toIntExact(s.shape()[0] * (s.shape().length > 1 ? s.shape()[1] : 1));
-                boolean norm = s.name().endsWith("norm.weight");
-                if (s.dtype() == DType.BF16) {
-                    short[] bits = new short[n];
-                    for (int i = 0; i < n; i++) {
-                        float v = norm ? 1f : (float) (random.nextGaussian() * 0.02);
-                        bits[i] = (short) (Float.floatToRawIntBits(v) >>> 16);
-                    }
-                    w.write(MemorySegment.ofArray(bits));
-                } else {
-                    float[] values = new float[n];
-                    for (int i = 0; i < n; i++) {
-                        values[i] = norm ? 1f : (float) (random.nextGaussian() * 0.02);
-                    }
-                    w.write(values);
-                }
-            }
-            w.finish();
-        }
     }
 
     /** The whole 0.6B shape in bf16 with the fixture's tokenizer and sentence-transformers files, then fresh JVMs over it. */

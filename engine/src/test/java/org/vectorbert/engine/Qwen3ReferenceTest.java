@@ -164,7 +164,35 @@ class Qwen3ReferenceTest {
         }
     }
 
-    private static void assertClose(float[] want, List<float[]> vectors, String at) {
+    /**
+     * Weights held as bf16 (--dtype bf16; the word embeddings and norms stay float32) move the vectors by what bf16's
+     * 8-bit significand implies: each stays within cosine 0.999 of the float32 reference.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"qwen3/qwen3-embedding", "gemma3/embeddinggemma"})
+    void bf16WeightsStayWithinBf16sError(String name) throws IOException {
+        Path dir = resource("qwen3-embedding").getParent().getParent().resolve(name);
+        JsonNode c = cases(dir).get(1);
+        List<String> texts = new ArrayList<>();
+        c.get("texts").forEach(t -> texts.add(t.asText()));
+        EmbeddingOptions options = EmbeddingOptions.defaults().withPrecision(Precision.BF16);
+        options = c.has("prompt_name") ? options.withPromptName(c.get("prompt_name").asText()) : options;
+        List<float[]> got = Embeddings.load(dir.toString(), options).embed(texts);
+        try (SafetensorsFile expected = SafetensorsFile.open(dir.resolve("expected.safetensors"))) {
+            float[] want = expected.tensor("case1.sentence_embedding").toFloatArray();
+            int dim = want.length / texts.size();
+            for (int s = 0; s < texts.size(); s++) {
+                double dot = 0;
+                for (int i = 0; i < dim; i++) {
+                    dot += want[s * dim + i] * got.get(s)[i];
+                }
+                assertTrue(dot > 0.999, name + " text " + s + ": cosine " + dot);
+                assertTrue(dot < 1 - 1e-7, name + " text " + s + ": bf16 changed nothing");
+            }
+        }
+    }
+
+    static void assertClose(float[] want, List<float[]> vectors, String at) {
         float[] all = ModernBertReferenceTest.concat(vectors);
         assertEquals(want.length, all.length, at);
         for (int i = 0; i < want.length; i++) {

@@ -127,18 +127,7 @@ public record Gemma3Config(String modelType, List<String> architectures, int voc
                 throw new LoaderException(source + ": " + f[0] + " must be positive, was " + f[1]);
             }
         }
-        if (numAttentionHeads % numKeyValueHeads != 0) {
-            throw new LoaderException(source + ": num_attention_heads (" + numAttentionHeads + ") must be a multiple of"
-                    + " num_key_value_heads (" + numKeyValueHeads + ")");
-        }
-        if (headDim % 2 != 0 || (long) headDim * numAttentionHeads > 1 << 16) {
-            throw new LoaderException(source + ": head_dim must be even (rotary positions turn pairs of columns) and head_dim"
-                    + " x num_attention_heads at most 65536, was " + headDim + " x " + numAttentionHeads);
-        }
-        if (maxPositionEmbeddings > 1 << 20) {
-            throw new LoaderException(source + ": max_position_embeddings " + maxPositionEmbeddings + " is larger than " + (1 << 20)
-                    + ", more than vectorbert runs");
-        }
+        ModelConfig.checkGroupedHeads(source, numAttentionHeads, numKeyValueHeads, headDim, maxPositionEmbeddings);
         for (Object[] f : new Object[][] {{"rope_theta", ropeTheta}, {"rope_local_base_freq", ropeLocalBaseFreq},
             {"query_pre_attn_scalar", queryPreAttnScalar}, {"rms_norm_eps", rmsNormEps}}) {
             double v = (double) f[1];

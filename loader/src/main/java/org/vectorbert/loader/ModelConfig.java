@@ -32,6 +32,32 @@ public interface ModelConfig {
     }
 
     /** {@return config.json's {@code model_type}} */
+    /**
+     * Refuses grouped-query heads vectorbert cannot run: query heads not a multiple of the key/value heads, an odd
+     * head_dim (rotary positions turn pairs of columns), more than 65,536 columns of heads, more than 2^20 positions.
+     *
+     * @param source    names the file in messages
+     * @param heads     num_attention_heads
+     * @param kvHeads   num_key_value_heads
+     * @param headDim   head_dim
+     * @param positions max_position_embeddings
+     * @throws LoaderException naming the key that is wrong
+     */
+    static void checkGroupedHeads(String source, int heads, int kvHeads, int headDim, int positions) {
+        if (heads % kvHeads != 0) {
+            throw new LoaderException(source + ": num_attention_heads (" + heads + ") must be a multiple of num_key_value_heads ("
+                    + kvHeads + ")");
+        }
+        if (headDim % 2 != 0 || (long) headDim * heads > 1 << 16) {
+            throw new LoaderException(source + ": head_dim must be even (rotary positions turn pairs of columns) and head_dim"
+                    + " x num_attention_heads at most 65536, was " + headDim + " x " + heads);
+        }
+        if (positions > 1 << 20) {
+            throw new LoaderException(source + ": max_position_embeddings " + positions + " is larger than " + (1 << 20)
+                    + ", more than vectorbert runs");
+        }
+    }
+
     String modelType();
 
     /** {@return config.json's {@code architectures}: the transformers classes the checkpoint was saved from} */
