@@ -28,7 +28,8 @@ import org.vectorbert.loader.SafetensorsWriter;
  * passes of 8 x 128 and 1 x 512 tokens in alternation, each one's GFLOP/s (its own multiply-adds: the keys a causal query
  * sees, a sliding layer's window) and its ratio to BERT's. {@code --fresh}: the whole Qwen3-Embedding-0.6B shape
  * (28 layers, vocabulary 151,669, as the hub publishes it: bf16 in two shards) embeds a query of about 20 tokens and a
- * document of about 500, each in a fresh library JVM (Embeddings.load, then embed), held as bf16 or widened to float32;
+ * document of about 500, each in a fresh library JVM (Embeddings.load, then embed; no flag but --add-modules
+ * jdk.incubator.vector), held as bf16 or widened to float32;
  * each JVM's times and peak resident memory. The first JVM of each precision packs the weights and caches them (in a
  * temporary directory), the second maps the cache, as every later start does. Run from the repository's root (the
  * tokenizer is the Qwen3 fixture's).
@@ -190,14 +191,13 @@ public final class DecoderBenchmark {
         System.out.printf("Qwen3-Embedding-0.6B shape, bf16 weights in the file (%.0f MB), %d threads, %s%n",
                 Files.size(dir.resolve("model.safetensors")) / 1e6, Parallel.threads(), Runtime.version());
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> flags = ManagementFactory.getRuntimeMXBean().getInputArguments();
         String cp = System.getProperty("java.class.path");
         for (Precision precision : List.of(Precision.BF16, Precision.F32)) {
             Path cache = Files.createDirectories(work.resolve("packed-" + precision));
             for (String[] text : new String[][] {{"query, packing the weights", query}, {"query", query}, {"document", document}}) {
                 // Both bare: the query's length is its own (Qwen3's instruction would add about 30 tokens of this BPE).
-                List<String> command = new ArrayList<>(List.of(java));
-                command.addAll(flags.stream().filter(f -> !f.startsWith("-Dvectorbert.packed")).toList());
+                // Only the flag a library user has: none of bench/run's tuning.
+                List<String> command = new ArrayList<>(List.of(java, "--add-modules", "jdk.incubator.vector"));
                 command.addAll(List.of("-Dvectorbert.packed=" + cache, "-cp", cp, DecoderBenchmark.class.getName(), "--child",
                         dir.toString(), precision.name(), text[1]));
                 long start = System.nanoTime();

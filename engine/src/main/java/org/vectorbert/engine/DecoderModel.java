@@ -143,11 +143,12 @@ final class DecoderModel implements Encoder {
     private <T> T forward(Batch batch, Request request, RowLayout layout, Function<Output, T> reader) {
         Passes.check(this, batch, request);
         DecoderLayer first = parts.layers().getFirst();
-        if (request.queriesAndKeys() && first.kvHeads() != first.heads()) {
-            throw new EngineException("queries and keys are not kept for grouped-query attention (" + first.heads()
-                    + " query heads, " + first.kvHeads() + " key/value heads)");
-        }
         int hidden = config.hiddenSize();
+        if (request.queriesAndKeys() && (first.kvHeads() != first.heads() || first.heads() * first.headSize() != hidden)) {
+            throw new EngineException("queries and keys are kept only for heads as wide as the hidden state, one key/value head each"
+                    + " (here " + first.heads() + " query heads of " + first.headSize() + ", " + first.kvHeads() + " key/value heads, hidden "
+                    + hidden + ")");
+        }
         int width = Math.max(hidden, first.heads() * first.headSize());
         Rotary[] tables = rotary(batch.length());
         PackedMatrix words = parts.words();

@@ -129,7 +129,11 @@ public final class TextClassifier {
     private final YesNoPrompt prompt;     // a causal LM reranker's (Qwen3-Reranker), or null for a classifier head
 
     private TextClassifier(Encoder model, Tokenizer tokenizer) {
-        prompt = model.heads().contains(HeadKind.SEQUENCE_CLASSIFIER) ? null : YesNoPrompt.of(model, tokenizer).orElse(null);
+        this(model, tokenizer, model.heads().contains(HeadKind.SEQUENCE_CLASSIFIER) ? null : YesNoPrompt.of(model, tokenizer).orElse(null));
+    }
+
+    private TextClassifier(Encoder model, Tokenizer tokenizer, YesNoPrompt prompt) {
+        this.prompt = prompt;
         if (prompt == null) {
             model.requireHead(HeadKind.SEQUENCE_CLASSIFIER, ": it cannot classify texts or rerank");
         }
@@ -181,8 +185,10 @@ public final class TextClassifier {
      * @return the classifier, or empty
      */
     public static Optional<TextClassifier> ifAny(Encoder model, Tokenizer tokenizer) {
-        return model.heads().contains(HeadKind.SEQUENCE_CLASSIFIER) || YesNoPrompt.of(model, tokenizer).isPresent()
-                ? Optional.of(new TextClassifier(model, tokenizer)) : Optional.empty();
+        if (model.heads().contains(HeadKind.SEQUENCE_CLASSIFIER)) {
+            return Optional.of(new TextClassifier(model, tokenizer, null));
+        }
+        return YesNoPrompt.of(model, tokenizer).map(p -> new TextClassifier(model, tokenizer, p));
     }
 
     /** {@return the model} */
