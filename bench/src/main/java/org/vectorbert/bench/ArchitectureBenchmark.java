@@ -67,21 +67,7 @@ public final class ArchitectureBenchmark {
             }
             encoders.put("deberta", Encoder.load(writeDeberta(work.resolve("deberta"), layers)));
             System.out.printf("%d layers of base width, %d threads, %s%n", layers, Parallel.threads(), Runtime.version());
-            for (int[] shape : new int[][] {{8, 128}, {1, 512}}) {
-                Batch batch = EncoderBenchmark.batch(shape[0], shape[1], VOCAB);
-                List<Runnable> tasks = new ArrayList<>();
-                encoders.values().forEach(e -> tasks.add(() -> e.forward(batch, Encoder.Request.lastHiddenState())));
-                Measure[] m = Measure.interleaved(3, rounds, tasks.toArray(Runnable[]::new));
-                int i = 0;
-                double bert = 0;
-                for (Map.Entry<String, Encoder> e : encoders.entrySet()) {
-                    double gflops = flops(e.getValue(), shape[0], shape[1]) / 1e9 / m[i].medianSeconds();
-                    bert = i == 0 ? gflops : bert;
-                    System.out.printf("%-10s %d x %-3d: median %7.1f ms (best %7.1f), %5.0f GFLOP/s, %.2fx BERT's%n", e.getKey(),
-                            shape[0], shape[1], m[i].medianSeconds() * 1e3, m[i].minSeconds() * 1e3, gflops, gflops / bert);
-                    i++;
-                }
-            }
+            againstBert(encoders, rounds, 10, ArchitectureBenchmark::flops);
         } finally {
             try (Stream<Path> files = Files.walk(work)) {
                 files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
@@ -116,6 +102,33 @@ public final class ArchitectureBenchmark {
             }
         }
         return -1;
+    }
+
+    /** A pass's multiply-adds, counted twice, by an encoder's own count. */
+    interface Flops {
+        double of(Encoder encoder, int size, int length);
+    }
+
+    /**
+     * Passes of 8 x 128 and 1 x 512 tokens over each of {@code encoders} (BERT's first) in alternation: each one's median
+     * and best time, its GFLOP/s by {@code flops} and their ratio to BERT's, names in columns of {@code width}.
+     */
+    static void againstBert(Map<String, Encoder> encoders, int rounds, int width, Flops flops) {
+        for (int[] shape : new int[][] {{8, 128}, {1, 512}}) {
+            Batch batch = EncoderBenchmark.batch(shape[0], shape[1], VOCAB);
+            List<Runnable> tasks = new ArrayList<>();
+            encoders.values().forEach(e -> tasks.add(() -> e.forward(batch, Encoder.Request.lastHiddenState())));
+            Measure[] m = Measure.interleaved(3, rounds, tasks.toArray(Runnable[]::new));
+            int i = 0;
+            double bert = 0;
+            for (Map.Entry<String, Encoder> e : encoders.entrySet()) {
+                double gflops = flops.of(e.getValue(), shape[0], shape[1]) / 1e9 / m[i].medianSeconds();
+                bert = i == 0 ? gflops : bert;
+                System.out.printf("%-" + width + "s %d x %-3d: median %7.1f ms (best %7.1f), %5.0f GFLOP/s, %.2fx BERT's%n", e.getKey(),
+                        shape[0], shape[1], m[i].medianSeconds() * 1e3, m[i].minSeconds() * 1e3, gflops, gflops / bert);
+                i++;
+            }
+        }
     }
 
     /**

@@ -10,7 +10,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
-import org.vectorbert.engine.Batch;
 import org.vectorbert.engine.EmbeddingOptions;
 import org.vectorbert.engine.Embeddings;
 import org.vectorbert.engine.Encoder;
@@ -66,21 +65,7 @@ public final class DecoderBenchmark {
         encoders.put("qwen3-0.6b", Encoder.load(writeQwen3(work.resolve("qwen3"), layers, 30527, DType.F32)));
         encoders.put("gemma3-300m", Encoder.load(writeGemma3(work.resolve("gemma3"), layers)));
         System.out.printf("%d layers each, %d threads, %s%n", layers, Parallel.threads(), Runtime.version());
-        for (int[] shape : new int[][] {{8, 128}, {1, 512}}) {
-            Batch batch = EncoderBenchmark.batch(shape[0], shape[1], 30527);
-            List<Runnable> tasks = new ArrayList<>();
-            encoders.values().forEach(e -> tasks.add(() -> e.forward(batch, Encoder.Request.lastHiddenState())));
-            Measure[] m = Measure.interleaved(3, rounds, tasks.toArray(Runnable[]::new));
-            int i = 0;
-            double bert = 0;
-            for (Map.Entry<String, Encoder> e : encoders.entrySet()) {
-                double gflops = flops(e.getValue(), shape[0], shape[1]) / 1e9 / m[i].medianSeconds();
-                bert = i == 0 ? gflops : bert;
-                System.out.printf("%-12s %d x %-3d: median %7.1f ms (best %7.1f), %5.0f GFLOP/s, %.2fx BERT's%n", e.getKey(), shape[0],
-                        shape[1], m[i].medianSeconds() * 1e3, m[i].minSeconds() * 1e3, gflops, gflops / bert);
-                i++;
-            }
-        }
+        ArchitectureBenchmark.againstBert(encoders, rounds, 12, DecoderBenchmark::flops);
     }
 
     /** Multiply-adds, counted twice: every projection as the product it is, and both attention products over the keys each query sees. */

@@ -1,7 +1,6 @@
 package org.vectorbert.engine;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,14 +8,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.vectorbert.loader.LoaderException;
-import org.vectorbert.loader.SafetensorsFile;
 import org.vectorbert.tokenizer.Tokenizer;
 
 /**
@@ -54,48 +50,13 @@ class Gemma3ReferenceTest {
     @ParameterizedTest
     @ValueSource(strings = {"embeddinggemma", "embeddinggemma-bf16"})
     void hiddenStatesMatchPyTorchPaddedAndPacked(String name) throws IOException {
-        Path dir = resource(name);
-        Encoder model = Encoder.load(dir);
-        assertTrue(model instanceof DecoderModel, name);
-        JsonNode cases = Qwen3ReferenceTest.cases(dir);
-        try (SafetensorsFile expected = SafetensorsFile.open(dir.resolve("expected.safetensors"))) {
-            for (int k = 0; k < cases.size(); k++) {
-                JsonNode c = cases.get(k);
-                Batch batch = Qwen3ReferenceTest.batch(c, 0);
-                String at = name + " case" + k + " " + c.get("name").asText();
-                Encoder.Output out = model.forward(batch, Encoder.Request.lastHiddenState());
-                Qwen3ReferenceTest.assertRealClose(expected, "case" + k + ".last_hidden_state", out.lastHiddenState(), batch, c, at);
-                float[] packed = model.forward(batch, Encoder.Request.lastHiddenState(), o -> o.lastHiddenState().clone());
-                Qwen3ReferenceTest.assertRealClose(expected, "case" + k + ".last_hidden_state", packed, batch, c, at + " (packed)");
-            }
-        }
+        Qwen3ReferenceTest.assertStatesMatch(resource(name), 0);
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"embeddinggemma", "embeddinggemma-bf16"})
     void sentenceEmbeddingsRunTheDenseModulesWithPromptsAndMatryoshkaCuts(String name) throws IOException {
-        Path dir = resource(name);
-        JsonNode cases = Qwen3ReferenceTest.cases(dir);
-        try (SafetensorsFile expected = SafetensorsFile.open(dir.resolve("expected.safetensors"))) {
-            for (int k = 0; k < cases.size(); k++) {
-                JsonNode c = cases.get(k);
-                List<String> texts = new ArrayList<>();
-                c.get("texts").forEach(t -> texts.add(t.asText()));
-                EmbeddingOptions options = EmbeddingOptions.defaults();
-                if (c.has("prompt_name")) {
-                    options = options.withPromptName(c.get("prompt_name").asText());
-                }
-                String at = name + " case" + k;
-                Embeddings embeddings = Embeddings.load(dir.toString(), options);
-                assertEquals(List.of(Pooling.MEAN), embeddings.options().pooling(), at);
-                assertEquals(64, embeddings.dimension(), at);
-                Qwen3ReferenceTest.assertClose(expected.tensor("case" + k + ".sentence_embedding").toFloatArray(), embeddings.embed(texts), at);
-                for (int dims : new int[] {32, 16}) {
-                    List<float[]> cut = Embeddings.load(dir.toString(), options.withDimensions(dims)).embed(texts);
-                    Qwen3ReferenceTest.assertClose(expected.tensor("case" + k + ".sentence_embedding_" + dims).toFloatArray(), cut, at + " " + dims);
-                }
-            }
-        }
+        Qwen3ReferenceTest.assertSentenceEmbeddings(resource(name), Pooling.MEAN);
     }
 
     /**

@@ -118,14 +118,19 @@ class Qwen3ReferenceTest {
     @ParameterizedTest
     @ValueSource(strings = {"qwen3-embedding", "qwen3-embedding-bf16"})
     void hiddenStatesMatchPyTorchPaddedAndPacked(String name) throws IOException {
-        Path dir = resource(name);
+        assertStatesMatch(resource(name), PAD);
+    }
+
+    /** Every case's last hidden state at its real positions, through a padded pass and a packed one, the batch padded with {@code pad}. */
+    static void assertStatesMatch(Path dir, int pad) throws IOException {
+        String name = dir.getFileName().toString();
         Encoder model = Encoder.load(dir);
         assertTrue(model instanceof DecoderModel, name);
         JsonNode cases = cases(dir);
         try (SafetensorsFile expected = SafetensorsFile.open(dir.resolve("expected.safetensors"))) {
             for (int k = 0; k < cases.size(); k++) {
                 JsonNode c = cases.get(k);
-                Batch batch = batch(c);
+                Batch batch = batch(c, pad);
                 String at = name + " case" + k + " " + c.get("name").asText();
                 Encoder.Output out = model.forward(batch, Encoder.Request.lastHiddenState());
                 assertRealClose(expected, "case" + k + ".last_hidden_state", out.lastHiddenState(), batch, c, at);
@@ -138,7 +143,15 @@ class Qwen3ReferenceTest {
     @ParameterizedTest
     @ValueSource(strings = {"qwen3-embedding", "qwen3-embedding-bf16"})
     void sentenceEmbeddingsTakeTheLastTokenWithPromptsAndMatryoshkaCuts(String name) throws IOException {
-        Path dir = resource(name);
+        assertSentenceEmbeddings(resource(name), Pooling.LAST_TOKEN);
+    }
+
+    /**
+     * Every case of single texts through the directory's sentence-transformers pipeline, pooled by {@code pooling} into 64
+     * values, with the case's prompt: the full vectors and the Matryoshka cuts to 32 and 16.
+     */
+    static void assertSentenceEmbeddings(Path dir, Pooling pooling) throws IOException {
+        String name = dir.getFileName().toString();
         JsonNode cases = cases(dir);
         try (SafetensorsFile expected = SafetensorsFile.open(dir.resolve("expected.safetensors"))) {
             for (int k = 0; k < cases.size(); k++) {
@@ -154,7 +167,8 @@ class Qwen3ReferenceTest {
                 }
                 String at = name + " case" + k;
                 Embeddings embeddings = Embeddings.load(dir.toString(), options);
-                assertEquals(Pooling.LAST_TOKEN, embeddings.options().pooling().getFirst(), at);
+                assertEquals(List.of(pooling), embeddings.options().pooling(), at);
+                assertEquals(64, embeddings.dimension(), at);
                 assertClose(expected.tensor("case" + k + ".sentence_embedding").toFloatArray(), embeddings.embed(texts), at);
                 for (int dims : new int[] {32, 16}) {
                     List<float[]> cut = Embeddings.load(dir.toString(), options.withDimensions(dims)).embed(texts);

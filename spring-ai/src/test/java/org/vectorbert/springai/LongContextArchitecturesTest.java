@@ -52,20 +52,21 @@ class LongContextArchitecturesTest {
         List<String> texts = new ArrayList<>();
         query.get("texts").forEach(t -> texts.add(t.asText()));
         try (SafetensorsFile expected = SafetensorsFile.open(MODEL.resolve("expected.safetensors"))) {
-            assertVectors(expected.tensor("case0.sentence_embedding").toFloatArray(), model.embed(texts), "full");
+            assertVectors(expected.tensor("case0.sentence_embedding").toFloatArray(), model.embed(texts), "full", 1e-5);
             List<float[]> cut = new ArrayList<>();
             model.call(new EmbeddingRequest(texts, EmbeddingOptions.builder().dimensions(16).build())).getResults()
                     .forEach(e -> cut.add(e.getOutput()));
-            assertVectors(expected.tensor("case0.matryoshka_16").toFloatArray(), cut, "16 dimensions");
+            assertVectors(expected.tensor("case0.matryoshka_16").toFloatArray(), cut, "16 dimensions", 1e-5);
         }
     }
 
-    private static void assertVectors(float[] want, List<float[]> got, String at) {
+    /** {@code got} against {@code want} ([texts, dim], row-major) within {@code tolerance}. */
+    static void assertVectors(float[] want, List<float[]> got, String at, double tolerance) {
         int dim = want.length / got.size();
         for (int s = 0; s < got.size(); s++) {
             assertEquals(dim, got.get(s).length, at);
             for (int i = 0; i < dim; i++) {
-                assertEquals(want[s * dim + i], got.get(s)[i], 1e-5, at + " text " + s + " [" + i + "]");
+                assertEquals(want[s * dim + i], got.get(s)[i], tolerance, at + " text " + s + " [" + i + "]");
             }
         }
     }
