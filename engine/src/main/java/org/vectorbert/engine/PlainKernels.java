@@ -27,8 +27,8 @@ final class PlainKernels {
     static final int MAX_POSITIONS = 64;
     /**
      * The largest first pass that runs plain, in positions times the model's weights: bert-base's (110M) 64 positions,
-     * with room. A model five times its size (Qwen3-Embedding-0.6B) runs a 20-token query faster on the vector kernels,
-     * even waiting for C2.
+     * with room. Qwen3-Embedding-0.6B reaches it at 13 positions; at about 20 the vector kernels, waiting for C2, cost the
+     * same (docs/benchmarks.md).
      */
     static final long MAX_WORK = 64L * 120_000_000L;
     /**
