@@ -19,11 +19,13 @@
 #   kept between 10% and 30% free after a full collection (Serial's default: 40-70%). embed also
 #   collects once per window of texts (EmbedCommand), so promoted garbage never makes it grow.
 #   fill-mask on bert-base end to end: 2.6-3.2 s with -Xms32m, 2.9-3.7 s without (3 runs each, interleaved).
-# - But the attention kernel at the usual counts: the engine keeps its kernels out of C1 (KernelCompilation),
-#   so they are profiled by the interpreter, and at a twentieth of the counts C2 compiled AttentionKernel.scores
-#   from a profile too thin to inline the Vector API's FMA: every vector boxed, 30.5 MB of garbage per 1x128
-#   pass of bert-base in steady state, against 0.40 MB at the usual counts (per-thread allocation over 20
-#   passes after 15 s; the other kernel classes at a twentieth allocate no more).
+# - But the attention kernels (AttentionKernel, AttentionValues) at the usual counts: the engine keeps
+#   its kernels out of C1 (KernelCompilation), so they are profiled by the interpreter, and at a twentieth
+#   of the counts C2 compiled AttentionKernel.scores from a profile too thin to inline the Vector API's FMA:
+#   every vector boxed, 30.5 MB of garbage per 1x128 pass of bert-base in steady state, against 0.40 MB at
+#   the usual counts (per-thread allocation over 20 passes after 15 s; the other kernel classes at a
+#   twentieth allocate no more).
 java_flags=(--add-modules jdk.incubator.vector -XX:+UseSerialGC -Xms32m -Xmn24m -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30
     -XX:CompileCommand=quiet "-XX:CompileCommand=CompileThresholdScaling,org.vectorbert.engine.*::*,0.05"
-    "-XX:CompileCommand=CompileThresholdScaling,org.vectorbert.engine.AttentionKernel::*,1.0")
+    "-XX:CompileCommand=CompileThresholdScaling,org.vectorbert.engine.AttentionKernel::*,1.0"
+    "-XX:CompileCommand=CompileThresholdScaling,org.vectorbert.engine.AttentionValues::*,1.0")

@@ -41,7 +41,11 @@ final class AttentionKernel {
      * is {@link Kernels#attentionScratch(int, int)} floats: the head's keys transposed, so a query row meets L keys per FMA
      * instead of one dot product (and one lane sum) per key, in blocks of 2L keys (d-major within a block, so the score
      * loop's index grows by a constant and C2 drops its bounds checks); the mask; the scores of
-     * {@link #QUERY_CHUNK} query rows; then a block of values copied into panels ({@link #values}).
+     * {@link #QUERY_CHUNK} query rows; the head's values in panels ({@link AttentionValues#context}); then each chunk row's 1/Σ.
+     *
+     * <p>A row's softmax stops short of dividing: its weights e^(s - max) go to the values, and the weighted sum is
+     * scaled by 1/Σ once (headSize multiplies where the division took seq), with every pass over the row's scores but
+     * the maximum's fused into one ({@link RowKernels#softmaxWeights}).
      *
      * <p>Every row there is {@link Kernels#keyStride} floats, whole pairs of vectors: keys past the sequence are zero, their
      * mask -∞, so their probabilities are exactly 0 and every sum, and so every bit, is as it was. The kernels then run
@@ -65,6 +69,15 @@ final class AttentionKernel {
                 Arrays.fill(work, t + n, t + 2 * L, 0f);
             }
         }
+        // The head's values, in panels of 4L columns key after key, so the weighted sums load them contiguously.
+        int c4 = headSize / (4 * L) * (4 * L);
+        int panels = rows + Math.min(seq, QUERY_CHUNK) * stride;
+        for (int c = 0; c < c4; c += 4 * L) {
+            for (int j = 0; j < seq; j++) {
+                System.arraycopy(v, (row0 + j) * hidden + col + c, work, panels + c * stride + j * 4 * L, 4 * L);
+            }
+        }
+        int inverses = panels + headSize * stride;
         System.arraycopy(mask, maskOff, work, maskRow, seq);
         Arrays.fill(work, maskRow + seq, maskRow + stride, Float.NEGATIVE_INFINITY);
         float scale = (float) (1.0 / Math.sqrt(headSize));
@@ -104,11 +117,6 @@ final class AttentionKernel {
             }
             for (int i = c0; i < c1; i++) {
                 int r = rows + (i - c0) * stride;
-                if (bias != null) {
-                    for (int j = from; j < to; j += L) {
-                        FloatVector.fromArray(S, work, r + j).add(FloatVector.fromArray(S, bias, biasRows[i] + j)).intoArray(work, r + j);
-                    }
-                }
                 if (windowed) {
                     int p = positions == null ? i : positions[i];
                     for (int j = from; j < to; j++) {
@@ -121,62 +129,24 @@ final class AttentionKernel {
                     int p = positions == null ? i : positions[i];
                     Arrays.fill(work, r + Math.min(to, p + 1), r + to, Float.NEGATIVE_INFINITY);
                 }
-                RowKernels.softmax(work, r + from, to - from);
+                float inv = RowKernels.softmaxWeights(work, r + from, to - from, bias, bias == null ? 0 : biasRows[i] + from);
+                work[inverses + i - c0] = inv;
                 if (scores != null) {
                     int out = scoresOff + i * seq;
                     Arrays.fill(scores, out, out + seq, 0f);
-                    System.arraycopy(work, r + from, scores, out + from, Math.min(to, seq) - from);
+                    for (int j = from; j < Math.min(to, seq); j++) {
+                        scores[out + j] = work[r + j] * inv;
+                    }
                 }
             }
-            values(v, hidden, row0, Math.min(to, seq), from, col, headSize, work, rows - c0 * stride, stride, ctx, qRow0, c0, c1,
-                    rows + Math.min(seq, QUERY_CHUNK) * stride);
-        }
-    }
-
-    /**
-     * The context of query rows c0 .. c1 - 1 (their probabilities at {@code p0} + i·stride in w, keys {@code from} to
-     * {@code to} - 1): Σj p[j]·v[j] into their rows of ctx, {@link #KEY_BLOCK} keys at a time for every row, each row's
-     * sums carried in ctx from one block to the next (the same additions in the same order, so the same floats). A block's
-     * values are first copied to w from {@code panels} in panels of 4L columns, key after key, so the value loads of the
-     * inner loop are contiguous and their index grows by a constant. Four query rows at a time, so each value vector loaded
-     * serves four (sixteen FMA chains); a last group of fewer rows repeats its last (the same FMAs into the same place).
-     */
-    private static void values(float[] v, int hidden, int row0, int to, int from, int col, int headSize, float[] w, int p0,
-                               int stride, float[] ctx, int qRow0, int c0, int c1, int panels) {
-        int c4 = headSize / (4 * L) * (4 * L);
-        int c2 = headSize - c4 >= 2 * L ? c4 + 2 * L : c4;
-        int last = c1 - 1;
-        for (int j0 = from; j0 < to; j0 += KEY_BLOCK) {
-            int n = Math.min(to, j0 + KEY_BLOCK) - j0;
-            boolean carry = j0 > from;
-            int v0 = (row0 + j0) * hidden + col;
-            for (int c = 0; c < c4; c += 4 * L) {
-                for (int j = 0; j < n; j++) {
-                    System.arraycopy(v, v0 + j * hidden + c, w, panels + c * n + j * 4 * L, 4 * L);
-                }
-            }
-            for (int i = c0; i < c1; i += 4) {
-                int a = i, b = Math.min(i + 1, last), c = Math.min(i + 2, last), d = Math.min(i + 3, last);
-                for (int cc = 0; cc < c4; cc += 4 * L) {
-                    int out = qRow0 * hidden + col + cc;
-                    weightedValues4(w, panels + cc * n, n, w, p0 + a * stride + j0, p0 + b * stride + j0, p0 + c * stride + j0,
-                            p0 + d * stride + j0, ctx, out + a * hidden, out + b * hidden, out + c * hidden, out + d * hidden, carry);
-                }
-                // Two vectors of columns (a MiniLM head with 512-bit vectors): eight FMA chains.
-                if (c2 > c4) {
-                    int out = qRow0 * hidden + col + c4;
-                    weightedValues2(v, hidden, v0 + c4, n, w, p0 + a * stride + j0, p0 + b * stride + j0,
-                            p0 + c * stride + j0, p0 + d * stride + j0, ctx, out + a * hidden, out + b * hidden, out + c * hidden,
-                            out + d * hidden, carry);
-                }
-            }
-            for (int i = c0; i < c1; i += 2) {
-                int b = Math.min(i + 1, last);
-                int outA = (qRow0 + i) * hidden + col;
-                int outB = (qRow0 + b) * hidden + col;
-                for (int c = c2; c < headSize; c += L) {
-                    weightedValues1(v, hidden, v0 + c, n, w, p0 + i * stride + j0, p0 + b * stride + j0, ctx, outA + c, outB + c,
-                            headSize - c, carry);
+            AttentionValues.context(v, hidden, row0, Math.min(to, seq), from, col, headSize, work, rows - c0 * stride, stride, ctx, qRow0, c0, c1,
+                    panels);
+            for (int i = c0; i < c1; i++) {
+                int out = (qRow0 + i) * hidden + col;
+                FloatVector inv = FloatVector.broadcast(S, work[inverses + i - c0]);
+                for (int c = 0; c < headSize; c += L) {
+                    VectorMask<Float> m = S.indexInRange(c, headSize);
+                    FloatVector.fromArray(S, ctx, out + c, m).mul(inv).intoArray(ctx, out + c, m);
                 }
             }
         }
@@ -239,132 +209,5 @@ final class AttentionKernel {
             f0.mul(scale).add(mask0).intoArray(w, sf + j);
             f1.mul(scale).add(mask1).intoArray(w, sf + j + L);
         }
-    }
-
-    /**
-     * ctx[outA..+4L) = Σj p[pa+j]·v[j][..+4L), and the same for rows b, c and d: each value vector loaded once for sixteen
-     * accumulators. The values are a panel at {@code v0} in v, 4L floats per key.
-     */
-    private static void weightedValues4(float[] v, int v0, int n, float[] p, int pa, int pb, int pc, int pd, float[] ctx,
-                                        int outA, int outB, int outC, int outD, boolean carry) {
-        FloatVector a0 = FloatVector.zero(S), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
-        FloatVector c0 = a0, c1 = a0, c2 = a0, c3 = a0, d0 = a0, d1 = a0, d2 = a0, d3 = a0;
-        if (carry) {
-            a0 = FloatVector.fromArray(S, ctx, outA);
-            a1 = FloatVector.fromArray(S, ctx, outA + L);
-            a2 = FloatVector.fromArray(S, ctx, outA + 2 * L);
-            a3 = FloatVector.fromArray(S, ctx, outA + 3 * L);
-            b0 = FloatVector.fromArray(S, ctx, outB);
-            b1 = FloatVector.fromArray(S, ctx, outB + L);
-            b2 = FloatVector.fromArray(S, ctx, outB + 2 * L);
-            b3 = FloatVector.fromArray(S, ctx, outB + 3 * L);
-            c0 = FloatVector.fromArray(S, ctx, outC);
-            c1 = FloatVector.fromArray(S, ctx, outC + L);
-            c2 = FloatVector.fromArray(S, ctx, outC + 2 * L);
-            c3 = FloatVector.fromArray(S, ctx, outC + 3 * L);
-            d0 = FloatVector.fromArray(S, ctx, outD);
-            d1 = FloatVector.fromArray(S, ctx, outD + L);
-            d2 = FloatVector.fromArray(S, ctx, outD + 2 * L);
-            d3 = FloatVector.fromArray(S, ctx, outD + 3 * L);
-        }
-        for (int j = 0; j < n; j++) {
-            int vj = v0 + j * (4 * L);
-            FloatVector x0 = FloatVector.fromArray(S, v, vj);
-            FloatVector x1 = FloatVector.fromArray(S, v, vj + L);
-            FloatVector x2 = FloatVector.fromArray(S, v, vj + 2 * L);
-            FloatVector x3 = FloatVector.fromArray(S, v, vj + 3 * L);
-            FloatVector u = FloatVector.broadcast(S, p[pa + j]);
-            a0 = x0.fma(u, a0);
-            a1 = x1.fma(u, a1);
-            a2 = x2.fma(u, a2);
-            a3 = x3.fma(u, a3);
-            u = FloatVector.broadcast(S, p[pb + j]);
-            b0 = x0.fma(u, b0);
-            b1 = x1.fma(u, b1);
-            b2 = x2.fma(u, b2);
-            b3 = x3.fma(u, b3);
-            u = FloatVector.broadcast(S, p[pc + j]);
-            c0 = x0.fma(u, c0);
-            c1 = x1.fma(u, c1);
-            c2 = x2.fma(u, c2);
-            c3 = x3.fma(u, c3);
-            u = FloatVector.broadcast(S, p[pd + j]);
-            d0 = x0.fma(u, d0);
-            d1 = x1.fma(u, d1);
-            d2 = x2.fma(u, d2);
-            d3 = x3.fma(u, d3);
-        }
-        a0.intoArray(ctx, outA);
-        a1.intoArray(ctx, outA + L);
-        a2.intoArray(ctx, outA + 2 * L);
-        a3.intoArray(ctx, outA + 3 * L);
-        b0.intoArray(ctx, outB);
-        b1.intoArray(ctx, outB + L);
-        b2.intoArray(ctx, outB + 2 * L);
-        b3.intoArray(ctx, outB + 3 * L);
-        c0.intoArray(ctx, outC);
-        c1.intoArray(ctx, outC + L);
-        c2.intoArray(ctx, outC + 2 * L);
-        c3.intoArray(ctx, outC + 3 * L);
-        d0.intoArray(ctx, outD);
-        d1.intoArray(ctx, outD + L);
-        d2.intoArray(ctx, outD + 2 * L);
-        d3.intoArray(ctx, outD + 3 * L);
-    }
-
-    /** {@link #weightedValues4} for two vectors of columns, read in place (rows {@code hidden} apart from {@code v0}). */
-    private static void weightedValues2(float[] v, int hidden, int v0, int seq, float[] p, int pa, int pb, int pc, int pd,
-                                        float[] ctx, int outA, int outB, int outC, int outD, boolean carry) {
-        FloatVector a0 = FloatVector.zero(S), a1 = a0, b0 = a0, b1 = a0, c0 = a0, c1 = a0, d0 = a0, d1 = a0;
-        if (carry) {
-            a0 = FloatVector.fromArray(S, ctx, outA);
-            a1 = FloatVector.fromArray(S, ctx, outA + L);
-            b0 = FloatVector.fromArray(S, ctx, outB);
-            b1 = FloatVector.fromArray(S, ctx, outB + L);
-            c0 = FloatVector.fromArray(S, ctx, outC);
-            c1 = FloatVector.fromArray(S, ctx, outC + L);
-            d0 = FloatVector.fromArray(S, ctx, outD);
-            d1 = FloatVector.fromArray(S, ctx, outD + L);
-        }
-        for (int j = 0; j < seq; j++) {
-            int vj = v0 + j * hidden;
-            FloatVector x0 = FloatVector.fromArray(S, v, vj);
-            FloatVector x1 = FloatVector.fromArray(S, v, vj + L);
-            FloatVector w = FloatVector.broadcast(S, p[pa + j]);
-            a0 = x0.fma(w, a0);
-            a1 = x1.fma(w, a1);
-            w = FloatVector.broadcast(S, p[pb + j]);
-            b0 = x0.fma(w, b0);
-            b1 = x1.fma(w, b1);
-            w = FloatVector.broadcast(S, p[pc + j]);
-            c0 = x0.fma(w, c0);
-            c1 = x1.fma(w, c1);
-            w = FloatVector.broadcast(S, p[pd + j]);
-            d0 = x0.fma(w, d0);
-            d1 = x1.fma(w, d1);
-        }
-        a0.intoArray(ctx, outA);
-        a1.intoArray(ctx, outA + L);
-        b0.intoArray(ctx, outB);
-        b1.intoArray(ctx, outB + L);
-        c0.intoArray(ctx, outC);
-        c1.intoArray(ctx, outC + L);
-        d0.intoArray(ctx, outD);
-        d1.intoArray(ctx, outD + L);
-    }
-
-    /** Rows a and b for the columns of one vector, or the {@code left} columns left if fewer, read in place. */
-    private static void weightedValues1(float[] v, int hidden, int v0, int seq, float[] p, int pa, int pb, float[] ctx,
-                                        int outA, int outB, int left, boolean carry) {
-        VectorMask<Float> m = S.indexInRange(0, left);
-        FloatVector a = carry ? FloatVector.fromArray(S, ctx, outA, m) : FloatVector.zero(S);
-        FloatVector b = carry ? FloatVector.fromArray(S, ctx, outB, m) : FloatVector.zero(S);
-        for (int j = 0; j < seq; j++) {
-            FloatVector x = FloatVector.fromArray(S, v, v0 + j * hidden, m);
-            a = x.fma(FloatVector.broadcast(S, p[pa + j]), a);
-            b = x.fma(FloatVector.broadcast(S, p[pb + j]), b);
-        }
-        a.intoArray(ctx, outA, m);
-        b.intoArray(ctx, outB, m);
     }
 }

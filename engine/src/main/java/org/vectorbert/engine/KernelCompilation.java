@@ -36,7 +36,7 @@ final class KernelCompilation {
     private static final System.Logger LOG = System.getLogger("org.vectorbert");
 
     /** The classes whose methods hold Vector API code (checked by a test against the sources). */
-    static final List<String> KERNEL_CLASSES = List.of("PanelTiles", "AttentionKernel", "RowKernels", "VectorMath");
+    static final List<String> KERNEL_CLASSES = List.of("PanelTiles", "AttentionKernel", "AttentionValues", "RowKernels", "VectorMath");
 
     /**
      * {@code -Dvectorbert.kernelDirective=off} leaves compilation to the JVM's flags, for a program that

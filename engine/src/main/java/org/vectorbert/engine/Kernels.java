@@ -98,10 +98,10 @@ final class Kernels {
 
     /**
      * Floats of scratch {@link #attention} needs for a sequence of {@code seq} tokens (and at most as many queries):
-     * transposed keys, the mask and the scores, each in rows of {@link #keyStride}; then a block of values.
+     * transposed keys, the mask, the scores and the values, in rows of {@link #keyStride}; then a chunk's 1/Σ.
      */
     static int attentionScratch(int seq, int headSize) {
-        return (headSize + 1 + Math.min(seq, AttentionKernel.QUERY_CHUNK)) * keyStride(seq) + AttentionKernel.KEY_BLOCK * headSize;
+        return (2 * headSize + 1 + Math.min(seq, AttentionKernel.QUERY_CHUNK)) * keyStride(seq) + AttentionKernel.QUERY_CHUNK;
     }
 
     /** A thread's scratch for attention: the transposed keys, mask and scores of the head it computes. Grows, never shrinks. */

@@ -6,7 +6,7 @@ final class PlainAttention {
 
     /**
      * {@link AttentionKernel#head}: per query row, scores as FMA chains over the head's columns, scaled, masked, biased,
-     * windowed, softmax, then the values; the row's scores in {@code row} from {@code rowOff} (seq floats), and copied to
+     * windowed, the softmax's weights, then the values scaled by 1/Σ; the row's scores in {@code row} from {@code rowOff} (seq floats), and copied to
      * {@code scores} unless it is null.
      */
     static void head(float[] q, int qRow0, int queries, float[] k, float[] v, int hidden, int row0, int seq, int col,
@@ -30,9 +30,11 @@ final class PlainAttention {
                 boolean unseen = windowed && Math.abs(j - p) > window || window == AttentionKernel.CAUSAL && j > p;
                 row[rowOff + j] = unseen ? Float.NEGATIVE_INFINITY : s;
             }
-            PlainRows.softmax(row, rowOff, seq, lanes);
+            float inv = PlainRows.softmaxWeights(row, rowOff, seq, lanes);
             if (scores != null) {
-                System.arraycopy(row, rowOff, scores, scoresOff + i * seq, seq);
+                for (int j = 0; j < seq; j++) {
+                    scores[scoresOff + i * seq + j] = row[rowOff + j] * inv;
+                }
             }
             int out = (qRow0 + i) * hidden + col;
             for (int c = 0; c < headSize; c++) {
@@ -40,7 +42,7 @@ final class PlainAttention {
                 for (int j = 0; j < seq; j++) {
                     acc = Math.fma(v[(row0 + j) * hidden + col + c], row[rowOff + j], acc);
                 }
-                ctx[out + c] = acc;
+                ctx[out + c] = acc * inv;
             }
         }
     }

@@ -66,20 +66,34 @@ final class PlainRows {
         }
     }
 
-    /** {@link RowKernels#softmax} over a[off .. off+n), any n: the same bits as the vector kernel over the row padded with -∞. */
-    static void softmax(float[] a, int off, int n, float[] lanes) {
+    /**
+     * {@link VectorMath#weights} over a[off .. off+n), any n: e^(x - max) in place and 1/Σ, the same bits as the vector
+     * kernels over the row padded with -∞.
+     */
+    static float softmaxWeights(float[] a, int off, int n, float[] lanes) {
         float max = Float.NEGATIVE_INFINITY;
         for (int i = 0; i < n; i++) {
             max = Math.max(max, a[off + i]);
         }
         for (int i = 0; i < n; i++) {
-            a[off + i] = exp(a[off + i] - max);
+            a[off + i] = weight(a[off + i] - max);
         }
-        float inv = 1f / sum(a, off, n, lanes);
-        for (int i = 0; i < n; i++) {
-            float p = a[off + i] * inv;
-            a[off + i] = p < Float.MIN_NORMAL ? 0f : p;     // as RowKernels.softmax: no subnormal probabilities
-        }
+        return 1f / sum(a, off, n, lanes);
+    }
+
+    /** {@link VectorMath#weights}'s e^x for x ≤ 0. */
+    static float weight(float x) {
+        float c = Math.max(x, VectorMath.WEIGHT_MIN);
+        float k = Math.fma(c, 1.44269504088896341f, 12582912f) - 12582912f;
+        float r = Math.fma(k, -0.693359375f, c);
+        r = Math.fma(k, 2.12194440e-4f, r);
+        float p = Math.fma(r, 1.9875691500E-4f, 1.3981999507E-3f);
+        p = Math.fma(p, r, 8.3334519073E-3f);
+        p = Math.fma(p, r, 4.1665795894E-2f);
+        p = Math.fma(p, r, 1.6666665459E-1f);
+        p = Math.fma(p, r, 5.0000001201E-1f);
+        float y = p * (r * r) + r + 1f;
+        return x < VectorMath.WEIGHT_MIN ? 0f : y * Float.intBitsToFloat(((int) k + 127) << 23);
     }
 
     /** {@link RowKernels#addInPlace}. */

@@ -110,28 +110,24 @@ final class RowKernels {
     }
 
     /**
-     * Softmax over a[off .. off+n), n a whole number of vectors (attention pads its rows with -∞, whose probability is
-     * exactly 0: see {@link AttentionKernel#head}), subtracting the maximum first (inside exp) so exp never overflows.
-     * The lane sum is {@link VectorMath#sum(FloatVector)}'s tree, folded in registers: through memory (the same bits) a
-     * short row waited on its stores.
+     * A softmax over a[off .. off+n) (whole vectors), but for its division: bias[biasOff ..] added first unless bias is
+     * null, then e^(x - max) in place ({@link VectorMath#weights}); returns 1/Σ, by which the attention scales a row's
+     * weighted values once rather than each of its n weights.
      */
-    static void softmax(float[] a, int off, int n) {
+    static float softmaxWeights(float[] a, int off, int n, float[] bias, int biasOff) {
         FloatVector vmax = FloatVector.broadcast(S, Float.NEGATIVE_INFINITY);
-        for (int i = 0; i < n; i += L) {
-            vmax = FloatVector.fromArray(S, a, off + i).max(vmax);
+        if (bias == null) {
+            for (int i = 0; i < n; i += L) {
+                vmax = FloatVector.fromArray(S, a, off + i).max(vmax);
+            }
+        } else {
+            for (int i = 0; i < n; i += L) {
+                FloatVector x = FloatVector.fromArray(S, a, off + i).add(FloatVector.fromArray(S, bias, biasOff + i));
+                x.intoArray(a, off + i);
+                vmax = x.max(vmax);
+            }
         }
-        VectorMath.expInPlace(a, off, n, vmax.reduceLanes(VectorOperators.MAX), null, 0);   // no tail: whole vectors
-        FloatVector sum = FloatVector.zero(S);
-        for (int i = 0; i < n; i += L) {
-            sum = FloatVector.fromArray(S, a, off + i).add(sum);
-        }
-        float inv = 1f / VectorMath.sum(sum);
-        for (int i = 0; i < n; i += L) {
-            // Probabilities below the smallest normal float are 0: subnormal operands slow every FMA that reads them a
-            // hundredfold, and ALiBi's long tails put thousands of keys a row there. They are below any sum's last bit.
-            FloatVector p = FloatVector.fromArray(S, a, off + i).mul(inv);
-            p.blend(0f, p.lt(Float.MIN_NORMAL)).intoArray(a, off + i);
-        }
+        return 1f / VectorMath.weights(a, off, n, vmax.reduceLanes(VectorOperators.MAX));
     }
 
     // ---- element-wise ----

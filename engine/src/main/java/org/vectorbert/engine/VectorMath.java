@@ -137,6 +137,39 @@ final class VectorMath {
         }
     }
 
+    /** Where {@link #weights} takes e^x as 0: above it every e^x is a normal float, so no FMA of the values meets a subnormal. */
+    static final float WEIGHT_MIN = -87f;
+
+    /**
+     * e^(x - shift) in place over a[off .. off+n), n whole vectors, for x ≤ shift (a softmax's row and its maximum), and
+     * their sum, lane by lane in order then folded ({@link #sum(FloatVector)}). Below {@link #WEIGHT_MIN} e^ is 0, so every
+     * weight is normal or 0: subnormal operands slow the FMAs that read them a hundredfold, and ALiBi's long tails put
+     * thousands of keys a row near there. {@link #exp}'s polynomial; with no clamp above, as x - shift ≤ 0.
+     */
+    static float weights(float[] a, int off, int n, float shift) {
+        FloatVector sum = FloatVector.zero(S);
+        for (int i = 0; i < n; i += L) {
+            FloatVector x = FloatVector.fromArray(S, a, off + i).sub(shift);
+            VectorMask<Float> under = x.lt(WEIGHT_MIN);
+            FloatVector c = x.blend(WEIGHT_MIN, under);
+            FloatVector rounded = c.fma(LOG2E, ROUNDER);
+            FloatVector k = rounded.sub(ROUNDER);
+            FloatVector r = k.fma(FloatVector.broadcast(S, -LN2_HI), c);
+            r = k.fma(FloatVector.broadcast(S, -LN2_LO), r);
+            FloatVector p = r.fma(1.9875691500E-4f, 1.3981999507E-3f)
+                    .fma(r, FloatVector.broadcast(S, 8.3334519073E-3f))
+                    .fma(r, FloatVector.broadcast(S, 4.1665795894E-2f))
+                    .fma(r, FloatVector.broadcast(S, 1.6666665459E-1f))
+                    .fma(r, FloatVector.broadcast(S, 5.0000001201E-1f));
+            FloatVector y = p.mul(r.mul(r)).add(r).add(1f);
+            IntVector bits = rounded.reinterpretAsInts().add(127 - ROUNDER_BITS).lanewise(VectorOperators.LSHL, 23);
+            FloatVector e = y.mul(bits.reinterpretAsFloats()).blend(0f, under);
+            e.intoArray(a, off + i);
+            sum = e.add(sum);
+        }
+        return sum(sum);
+    }
+
     /** e^(x - shift) in place over the vector at a[at .. at+L). */
     private static void exp(float[] a, int at, float shift) {
         FloatVector x = FloatVector.fromArray(S, a, at).sub(shift);

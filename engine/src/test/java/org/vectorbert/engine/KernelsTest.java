@@ -203,22 +203,52 @@ class KernelsTest {
     }
 
     @Test
-    void softmaxIsStableAndMasked() {
+    void softmaxWeightsAreStableMaskedAndBiased() {
         for (int n : SIZES) {
             float[] a = random(n, 30);
             a[0] += 80; // exp would overflow without subtracting the maximum
-            float[] expected = ScalarKernels.softmax(a);
-            float[] padded = paddedToVectors(a);
-            RowKernels.softmax(padded, 0, padded.length);
-            assertClose(expected, Arrays.copyOf(padded, n), 1e-6, "n " + n);
-            for (int i = n; i < padded.length; i++) {
-                assertEquals(0, Float.floatToRawIntBits(padded[i]), "padding's probability, n " + n);
+            float[] bias = random(n + VectorMath.L, 2);
+            float[] biased = a.clone();
+            for (int i = 0; i < n; i++) {
+                biased[i] += bias[i];
+            }
+            for (boolean withBias : new boolean[] {false, true}) {
+                float[] expected = ScalarKernels.softmax(withBias ? biased : a);
+                float[] padded = paddedToVectors(a);
+                float inv = RowKernels.softmaxWeights(padded, 0, padded.length, withBias ? bias : null, 0);
+                float[] probabilities = new float[n];
+                for (int i = 0; i < n; i++) {
+                    probabilities[i] = padded[i] * inv;
+                }
+                assertClose(expected, probabilities, 1e-6, "n " + n + (withBias ? ", biased" : ""));
+                for (int i = n; i < padded.length; i++) {
+                    assertEquals(0, Float.floatToRawIntBits(padded[i]), "padding's weight, n " + n);
+                }
             }
         }
         float[] masked = paddedToVectors(new float[] {1f, 2f, -Float.MAX_VALUE, 3f});
-        RowKernels.softmax(masked, 0, masked.length);
+        float inv = RowKernels.softmaxWeights(masked, 0, masked.length, null, 0);
         assertEquals(0f, masked[2]);
-        assertEquals(1.0, masked[0] + masked[1] + masked[3], 1e-6);
+        assertEquals(1.0, (masked[0] + masked[1] + masked[3]) * inv, 1e-6);
+    }
+
+    @Test
+    void softmaxWeightsAreExpToTheFloatAndNeverSubnormal() {
+        // Every x from 0 down past WEIGHT_MIN, in steps of a few ulps near the edge.
+        float[] x = new float[16 * 1024];
+        for (int i = 0; i < x.length; i++) {
+            x[i] = i < x.length / 2 ? -88f * i / (x.length / 2) : -86.5f - 1f * (i - x.length / 2) / (x.length / 2);
+        }
+        float[] e = x.clone();
+        VectorMath.weights(e, 0, e.length, 0f);
+        for (int i = 0; i < x.length; i++) {
+            if (x[i] < VectorMath.WEIGHT_MIN) {
+                assertEquals(0f, e[i], "below the minimum: " + x[i]);
+            } else {
+                assertTrue(e[i] >= Float.MIN_NORMAL, "subnormal weight at " + x[i]);
+                assertEquals(Math.exp(x[i]), e[i], 2e-7 * Math.exp(x[i]), "e^" + x[i]);
+            }
+        }
     }
 
     /** a, then -∞ up to a whole number of vectors, as attention pads its score rows. */

@@ -87,7 +87,7 @@ class PlainKernelsTest {
     }
 
     @Test
-    void layerNormRmsNormSoftmaxAndTheResidualGiveTheVectorBits() {
+    void layerNormRmsNormSoftmaxWeightsAndTheResidualGiveTheVectorBits() {
         for (int dim : new int[] {1, 5, 16, 37, 384, 768}) {
             float[] x = random(3 * dim, 3);
             float[] gamma = random(dim, 1);
@@ -103,10 +103,18 @@ class PlainKernelsTest {
 
             float[] s2 = random(dim, 8);
             s2[0] = -Float.MAX_VALUE;
+            if (dim > 2) {
+                float max = Float.NEGATIVE_INFINITY;
+                for (int i = 0; i < dim - 1; i++) {
+                    max = Math.max(max, s2[i]);
+                }
+                s2[dim - 1] = max - 87.1f;   // near the weights' edge
+            }
             float[] s1 = KernelsTest.paddedToVectors(s2);
-            RowKernels.softmax(s1, 0, s1.length);
-            PlainRows.softmax(s2, 0, dim, new float[VectorMath.L]);
-            assertArrayEquals(Arrays.copyOf(s1, dim), s2, "softmax of " + dim);
+            float inv1 = RowKernels.softmaxWeights(s1, 0, s1.length, null, 0);
+            float inv2 = PlainRows.softmaxWeights(s2, 0, dim, new float[VectorMath.L]);
+            assertArrayEquals(Arrays.copyOf(s1, dim), s2, "softmax weights of " + dim);
+            assertEquals(inv1, inv2, "softmax's 1/sum of " + dim);
 
             float[] a1 = random(dim + 3, 1);
             float[] a2 = a1.clone();
