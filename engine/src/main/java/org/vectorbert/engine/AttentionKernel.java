@@ -22,6 +22,8 @@ final class AttentionKernel {
      * while every row of the chunk uses them (over a long sequence, a row's whole pass would not fit). A multiple of 2L.
      */
     static final int KEY_BLOCK = 256;
+    /** Whether the scores go 4L keys at a time (24 accumulators, within 512-bit vectors' 32 registers), not 2L. */
+    private static final boolean WIDE = L >= 16;
     /** The {@code window} of causal attention: query i sees the keys at positions up to its own (a decoder's mask). */
     static final int CAUSAL = -1;
 
@@ -153,6 +155,89 @@ final class AttentionKernel {
     }
 
     /**
+     * {@link #scores} four blocks of L keys at a time (two of the transposed keys' blocks of 2L), for 24 accumulators,
+     * while at least 4L keys are left; returns the first key left. With 512-bit vectors ({@link #WIDE}).
+     */
+    private static int wideScores(float[] q, int qa, int qb, int qc, int qd, int qe, int qf, int headSize, float[] w, int keysOff,
+                                  int from, int to, float scale, int maskRow, int sa, int sb, int sc, int sd, int se, int sf) {
+        int j = from;
+        for (; j + 4 * L <= to; j += 4 * L) {
+            FloatVector a0 = FloatVector.zero(S), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+            FloatVector c0 = a0, c1 = a0, c2 = a0, c3 = a0, d0 = a0, d1 = a0, d2 = a0, d3 = a0;
+            FloatVector e0 = a0, e1 = a0, e2 = a0, e3 = a0, f0 = a0, f1 = a0, f2 = a0, f3 = a0;
+            int block = keysOff + j * headSize;
+            int next = block + 2 * L * headSize;
+            for (int d = 0; d < headSize; d++) {
+                int t = block + d * (2 * L);
+                int u2 = next + d * (2 * L);
+                FloatVector k0 = FloatVector.fromArray(S, w, t);
+                FloatVector k1 = FloatVector.fromArray(S, w, t + L);
+                FloatVector k2 = FloatVector.fromArray(S, w, u2);
+                FloatVector k3 = FloatVector.fromArray(S, w, u2 + L);
+                FloatVector u = FloatVector.broadcast(S, q[qa + d]);
+                a0 = k0.fma(u, a0);
+                a1 = k1.fma(u, a1);
+                a2 = k2.fma(u, a2);
+                a3 = k3.fma(u, a3);
+                u = FloatVector.broadcast(S, q[qb + d]);
+                b0 = k0.fma(u, b0);
+                b1 = k1.fma(u, b1);
+                b2 = k2.fma(u, b2);
+                b3 = k3.fma(u, b3);
+                u = FloatVector.broadcast(S, q[qc + d]);
+                c0 = k0.fma(u, c0);
+                c1 = k1.fma(u, c1);
+                c2 = k2.fma(u, c2);
+                c3 = k3.fma(u, c3);
+                u = FloatVector.broadcast(S, q[qd + d]);
+                d0 = k0.fma(u, d0);
+                d1 = k1.fma(u, d1);
+                d2 = k2.fma(u, d2);
+                d3 = k3.fma(u, d3);
+                u = FloatVector.broadcast(S, q[qe + d]);
+                e0 = k0.fma(u, e0);
+                e1 = k1.fma(u, e1);
+                e2 = k2.fma(u, e2);
+                e3 = k3.fma(u, e3);
+                u = FloatVector.broadcast(S, q[qf + d]);
+                f0 = k0.fma(u, f0);
+                f1 = k1.fma(u, f1);
+                f2 = k2.fma(u, f2);
+                f3 = k3.fma(u, f3);
+            }
+            FloatVector mask0 = FloatVector.fromArray(S, w, maskRow + j);
+            FloatVector mask1 = FloatVector.fromArray(S, w, maskRow + j + L);
+            FloatVector mask2 = FloatVector.fromArray(S, w, maskRow + j + 2 * L);
+            FloatVector mask3 = FloatVector.fromArray(S, w, maskRow + j + 3 * L);
+            a0.mul(scale).add(mask0).intoArray(w, sa + j);
+            a1.mul(scale).add(mask1).intoArray(w, sa + j + L);
+            a2.mul(scale).add(mask2).intoArray(w, sa + j + 2 * L);
+            a3.mul(scale).add(mask3).intoArray(w, sa + j + 3 * L);
+            b0.mul(scale).add(mask0).intoArray(w, sb + j);
+            b1.mul(scale).add(mask1).intoArray(w, sb + j + L);
+            b2.mul(scale).add(mask2).intoArray(w, sb + j + 2 * L);
+            b3.mul(scale).add(mask3).intoArray(w, sb + j + 3 * L);
+            c0.mul(scale).add(mask0).intoArray(w, sc + j);
+            c1.mul(scale).add(mask1).intoArray(w, sc + j + L);
+            c2.mul(scale).add(mask2).intoArray(w, sc + j + 2 * L);
+            c3.mul(scale).add(mask3).intoArray(w, sc + j + 3 * L);
+            d0.mul(scale).add(mask0).intoArray(w, sd + j);
+            d1.mul(scale).add(mask1).intoArray(w, sd + j + L);
+            d2.mul(scale).add(mask2).intoArray(w, sd + j + 2 * L);
+            d3.mul(scale).add(mask3).intoArray(w, sd + j + 3 * L);
+            e0.mul(scale).add(mask0).intoArray(w, se + j);
+            e1.mul(scale).add(mask1).intoArray(w, se + j + L);
+            e2.mul(scale).add(mask2).intoArray(w, se + j + 2 * L);
+            e3.mul(scale).add(mask3).intoArray(w, se + j + 3 * L);
+            f0.mul(scale).add(mask0).intoArray(w, sf + j);
+            f1.mul(scale).add(mask1).intoArray(w, sf + j + L);
+            f2.mul(scale).add(mask2).intoArray(w, sf + j + 2 * L);
+            f3.mul(scale).add(mask3).intoArray(w, sf + j + 3 * L);
+        }
+        return j;
+    }
+
+    /**
      * Scaled, masked scores of {@code rows} (1 to 6) query rows against keys {@code from} to {@code to} - 1: two blocks of L keys per pass over the
      * head (twelve independent FMA chains). The rows start at {@code q0} in q, {@code hidden} apart; the transposed keys
      * at {@code keysOff} in w, in blocks of 2L keys by headSize; the mask at {@code maskRow}, a row of {@code stride}
@@ -165,7 +250,11 @@ final class AttentionKernel {
         int r1 = Math.min(1, last), r2 = Math.min(2, last), r3 = Math.min(3, last), r4 = Math.min(4, last), r5 = Math.min(5, last);
         int qa = q0, qb = q0 + r1 * hidden, qc = q0 + r2 * hidden, qd = q0 + r3 * hidden, qe = q0 + r4 * hidden, qf = q0 + r5 * hidden;
         int sa = s0, sb = s0 + r1 * stride, sc = s0 + r2 * stride, sd = s0 + r3 * stride, se = s0 + r4 * stride, sf = s0 + r5 * stride;
-        for (int j = from; j < to; j += 2 * L) {
+        int j = from;
+        if (WIDE) {
+            j = wideScores(q, qa, qb, qc, qd, qe, qf, headSize, w, keysOff, from, to, scale, maskRow, sa, sb, sc, sd, se, sf);
+        }
+        for (; j < to; j += 2 * L) {
             FloatVector a0 = FloatVector.zero(S), a1 = a0, b0 = a0, b1 = a0, c0 = a0, c1 = a0, d0 = a0, d1 = a0;
             FloatVector e0 = a0, e1 = a0, f0 = a0, f1 = a0;
             // The keys' index grows by a constant, so C2 checks the block's bounds once rather than at every load.
