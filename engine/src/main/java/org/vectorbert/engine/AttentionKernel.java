@@ -43,7 +43,8 @@ final class AttentionKernel {
      * is {@link Kernels#attentionScratch(int, int)} floats: the head's keys transposed, so a query row meets L keys per FMA
      * instead of one dot product (and one lane sum) per key, in blocks of 2L keys (d-major within a block, so the score
      * loop's index grows by a constant and C2 drops its bounds checks); the mask; the scores of
-     * {@link #QUERY_CHUNK} query rows; the head's values in panels ({@link AttentionValues#context}); then each chunk row's 1/Σ.
+     * {@link #QUERY_CHUNK} query rows; the head's values in panels ({@link AttentionValues#context}); then each chunk
+     * row's 1/Σ.
      *
      * <p>A row's softmax stops short of dividing: its weights e^(s - max) go to the values, and the weighted sum is
      * scaled by 1/Σ once (headSize multiplies where the division took seq), with every pass over the row's scores but
@@ -141,8 +142,8 @@ final class AttentionKernel {
                     }
                 }
             }
-            AttentionValues.context(v, hidden, row0, Math.min(to, seq), from, col, headSize, work, rows - c0 * stride, stride, ctx, qRow0, c0, c1,
-                    panels);
+            AttentionValues.context(v, hidden, row0, Math.min(to, seq), from, col, headSize, work, rows - c0 * stride, stride,
+                    ctx, qRow0, c0, c1, panels);
             for (int i = c0; i < c1; i++) {
                 int out = (qRow0 + i) * hidden + col;
                 FloatVector inv = FloatVector.broadcast(S, work[inverses + i - c0]);
@@ -158,8 +159,9 @@ final class AttentionKernel {
      * {@link #scores} four blocks of L keys at a time (two of the transposed keys' blocks of 2L), for 24 accumulators,
      * while at least 4L keys are left; returns the first key left. With 512-bit vectors ({@link #WIDE}).
      */
-    private static int wideScores(float[] q, int qa, int qb, int qc, int qd, int qe, int qf, int headSize, float[] w, int keysOff,
-                                  int from, int to, float scale, int maskRow, int sa, int sb, int sc, int sd, int se, int sf) {
+    private static int wideScores(float[] q, int qa, int qb, int qc, int qd, int qe, int qf, int headSize, float[] w,
+                                  int keysOff, int from, int to, float scale, int maskRow, int sa, int sb, int sc, int sd,
+                                  int se, int sf) {
         int j = from;
         for (; j + 4 * L <= to; j += 4 * L) {
             FloatVector a0 = FloatVector.zero(S), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;

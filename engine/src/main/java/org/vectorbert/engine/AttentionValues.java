@@ -20,14 +20,14 @@ final class AttentionValues {
     private static final boolean SIX_ROWS = L >= 16;
 
     /**
-     * The context of query rows c0 .. c1 - 1 (their probabilities at {@code p0} + i·stride in w, keys {@code from} to
-     * {@code to} - 1): Σj p[j]·v[j] into their rows of ctx, {@link AttentionKernel#KEY_BLOCK} keys at a time for every row,
-     * each row's sums carried in ctx from one block to the next (the same additions in the same order, so the same floats).
-     * The head's values are in w from {@code panels}, copied once per head in panels of 4L columns ({@code stride} keys
-     * each, key after key), so the value loads of the inner loop are contiguous and their index grows by a constant. Six
-     * query rows at a time with 512-bit vectors, four with narrower ones, so each value vector loaded serves 24 or 16 FMA
-     * chains; a last group of fewer rows repeats its last (the same FMAs into the same place). Columns past the panels are
-     * read in place.
+     * The context of query rows c0 .. c1 - 1 (their softmax weights at {@code p0} + i·stride in w, keys {@code from} to
+     * {@code to} - 1), before its scaling by 1/Σ: Σj p[j]·v[j] into their rows of ctx, {@link AttentionKernel#KEY_BLOCK}
+     * keys at a time for every row, each row's sums carried in ctx from one block to the next (the same additions in the
+     * same order, so the same floats). The head's values are in w from {@code panels}, copied once per head in panels of
+     * 4L columns ({@code stride} keys each, key after key), so the value loads of the inner loop are contiguous and their
+     * index grows by a constant. Six query rows at a time with 512-bit vectors, four with narrower ones, so each value
+     * vector loaded serves 24 or 16 FMA chains; a last group of fewer rows repeats its last (the same FMAs into the same
+     * place). Columns past the panels are read in place.
      */
     static void context(float[] v, int hidden, int row0, int to, int from, int col, int headSize, float[] w, int p0,
                         int stride, float[] ctx, int qRow0, int c0, int c1, int panels) {
@@ -46,12 +46,13 @@ final class AttentionValues {
                     int panel = panels + cc * stride + j0 * 4 * L;
                     int out = qRow0 * hidden + col + cc;
                     if (SIX_ROWS) {
-                        six(w, panel, n, w, p0 + a * stride + j0, p0 + b * stride + j0, p0 + c * stride + j0, p0 + d * stride + j0,
-                                p0 + e * stride + j0, p0 + f * stride + j0, ctx, out + a * hidden, out + b * hidden,
-                                out + c * hidden, out + d * hidden, out + e * hidden, out + f * hidden, carry);
+                        six(w, panel, n, w, p0 + a * stride + j0, p0 + b * stride + j0, p0 + c * stride + j0,
+                                p0 + d * stride + j0, p0 + e * stride + j0, p0 + f * stride + j0, ctx, out + a * hidden,
+                                out + b * hidden, out + c * hidden, out + d * hidden, out + e * hidden, out + f * hidden, carry);
                     } else {
                         four(w, panel, n, w, p0 + a * stride + j0, p0 + b * stride + j0, p0 + c * stride + j0,
-                                p0 + d * stride + j0, ctx, out + a * hidden, out + b * hidden, out + c * hidden, out + d * hidden, carry);
+                                p0 + d * stride + j0, ctx, out + a * hidden, out + b * hidden, out + c * hidden,
+                                out + d * hidden, carry);
                     }
                 }
             }
@@ -60,7 +61,8 @@ final class AttentionValues {
                 int a = i, b = Math.min(i + 1, last), c = Math.min(i + 2, last), d = Math.min(i + 3, last);
                 int out = qRow0 * hidden + col + c4;
                 two(v, hidden, v0 + c4, n, w, p0 + a * stride + j0, p0 + b * stride + j0, p0 + c * stride + j0,
-                        p0 + d * stride + j0, ctx, out + a * hidden, out + b * hidden, out + c * hidden, out + d * hidden, carry);
+                        p0 + d * stride + j0, ctx, out + a * hidden, out + b * hidden, out + c * hidden, out + d * hidden,
+                        carry);
             }
             for (int i = c0; i < c1; i += 2) {
                 int b = Math.min(i + 1, last);

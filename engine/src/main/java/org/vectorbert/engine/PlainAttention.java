@@ -6,8 +6,8 @@ final class PlainAttention {
 
     /**
      * {@link AttentionKernel#head}: per query row, scores as FMA chains over the head's columns, scaled, masked, biased,
-     * windowed, the softmax's weights, then the values scaled by 1/Σ; the row's scores in {@code row} from {@code rowOff} (seq floats), and copied to
-     * {@code scores} unless it is null.
+     * windowed, the softmax's weights, then the weighted values scaled by 1/Σ; the row's weights in {@code row} from
+     * {@code rowOff} (seq floats), and its probabilities in {@code scores} unless it is null.
      */
     static void head(float[] q, int qRow0, int queries, float[] k, float[] v, int hidden, int row0, int seq, int col,
                      int headSize, float[] mask, int maskOff, float[] bias, int[] biasRows, int[] positions, int window,

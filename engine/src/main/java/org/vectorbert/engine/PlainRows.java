@@ -83,17 +83,7 @@ final class PlainRows {
 
     /** {@link VectorMath#weights}'s e^x for x ≤ 0. */
     static float weight(float x) {
-        float c = Math.max(x, VectorMath.WEIGHT_MIN);
-        float k = Math.fma(c, 1.44269504088896341f, 12582912f) - 12582912f;
-        float r = Math.fma(k, -0.693359375f, c);
-        r = Math.fma(k, 2.12194440e-4f, r);
-        float p = Math.fma(r, 1.9875691500E-4f, 1.3981999507E-3f);
-        p = Math.fma(p, r, 8.3334519073E-3f);
-        p = Math.fma(p, r, 4.1665795894E-2f);
-        p = Math.fma(p, r, 1.6666665459E-1f);
-        p = Math.fma(p, r, 5.0000001201E-1f);
-        float y = p * (r * r) + r + 1f;
-        return x < VectorMath.WEIGHT_MIN ? 0f : y * Float.intBitsToFloat(((int) k + 127) << 23);
+        return x < VectorMath.WEIGHT_MIN ? 0f : expClamped(Math.max(x, VectorMath.WEIGHT_MIN));
     }
 
     /** {@link RowKernels#addInPlace}. */
@@ -152,7 +142,14 @@ final class PlainRows {
     private static final float SQRT_2_OVER_PI = (float) Math.sqrt(2 / Math.PI);
 
     static float exp(float x) {
-        float c = Math.min(Math.max(x, -87.33654f), 88.72283f);
+        if (x < -87.33654f) {
+            return 0f;
+        }
+        return x > 88.72283f ? Float.POSITIVE_INFINITY : expClamped(Math.min(Math.max(x, -87.33654f), 88.72283f));
+    }
+
+    /** e^c for c within exp's range: c = k·ln2 + r, e^r by {@link VectorMath}'s polynomial, times 2^k. */
+    private static float expClamped(float c) {
         float k = Math.fma(c, 1.44269504088896341f, 12582912f) - 12582912f;
         float r = Math.fma(k, -0.693359375f, c);
         r = Math.fma(k, 2.12194440e-4f, r);
@@ -162,11 +159,7 @@ final class PlainRows {
         p = Math.fma(p, r, 1.6666665459E-1f);
         p = Math.fma(p, r, 5.0000001201E-1f);
         float y = p * (r * r) + r + 1f;
-        float scale = Float.intBitsToFloat(((int) k + 127) << 23);
-        if (x < -87.33654f) {
-            return 0f;
-        }
-        return x > 88.72283f ? Float.POSITIVE_INFINITY : y * scale;
+        return y * Float.intBitsToFloat(((int) k + 127) << 23);
     }
 
     static float tanh(float x) {

@@ -137,7 +137,10 @@ final class VectorMath {
         }
     }
 
-    /** Where {@link #weights} takes e^x as 0: above it every e^x is a normal float, so no FMA of the values meets a subnormal. */
+    /**
+     * Where {@link #weights} takes e^x as 0: above it every e^x is a normal float, so no FMA of the values meets a
+     * subnormal.
+     */
     static final float WEIGHT_MIN = -87f;
 
     /**
