@@ -148,6 +148,7 @@ final class HttpFront extends Handler.Abstract {
         metrics.request(name);
         boolean counted = false;
         boolean bodyRead = false;
+        Answer answer;
         try {
             if (route == null) {
                 throw new ApiError(404, "NotFound", "no route " + path + " (the routes are described at /openapi.json and /docs)");
@@ -181,11 +182,8 @@ final class HttpFront extends Handler.Abstract {
             if (client.mustClose()) {
                 response.getHeaders().put(HttpHeader.CONNECTION, "close");
             }
-            if (out instanceof Raw raw) {
-                write(response, callback, 200, raw.contentType(), raw.bytes());
-            } else {
-                write(response, callback, 200, "application/json", Json.MAPPER.writeValueAsBytes(out));
-            }
+            answer = out instanceof Raw raw ? new Answer(200, raw.contentType(), raw.bytes())
+                    : new Answer(200, "application/json", Json.MAPPER.writeValueAsBytes(out));
             metrics.answered(name, 200, null, start);
         } catch (ApiError e) {
             if (!bodyRead && (request.getLength() > 0 || request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING))) {
@@ -193,23 +191,28 @@ final class HttpFront extends Handler.Abstract {
                 // the answer when the rest of the body has not arrived, so say so, or a client may send its next request on it.
                 response.getHeaders().put(HttpHeader.CONNECTION, "close");
             }
-            write(response, callback, e.status, "application/json", errorBody(path, e));
+            answer = new Answer(e.status, "application/json", errorBody(path, e));
             metrics.answered(name, e.status, e.type, start);
         } catch (Embedder.ClientGone e) {
             // Its connection failed (closed, or idle past the timeout) while it waited: its texts left the queue unrun.
             // Jetty discards this answer if nobody is there to read it.
-            write(response, callback, 503, "application/json", errorBody(path, new ApiError(503, "Unhealthy",
+            answer = new Answer(503, "application/json", errorBody(path, new ApiError(503, "Unhealthy",
                     "the request was dropped: its connection failed while it waited")));
             metrics.answered(name, 503, "ClientGone", start);
         } catch (JsonProcessingException e) {
             throw new UncheckedIOException(e);
         } finally {
+            // Given back before the answer is written: a client that has read its answer may send the next request at once.
             if (counted) {
                 inFlight.decrementAndGet();
             }
         }
+        write(response, callback, answer.status(), answer.contentType(), answer.bytes());
         return true;
     }
+
+    /** What {@link #handle} answers, written once its place among the concurrent requests is given back. */
+    private record Answer(int status, String contentType, byte[] bytes) {}
 
     /**
      * A GET request's query parameters as a JSON object of strings (the last of a repeated name wins), and the model id

@@ -438,6 +438,18 @@ class ServerTest {
         }
     }
 
+    /** A client that waits for each answer before the next request never finds its own finished request holding the place. */
+    @Test
+    void aSequentialClientIsNeverRefusedByItsOwnLastRequest() throws Exception {
+        try (EmbeddingServer one = EmbeddingServer.start(ServerOptions.defaults().withPort(0).withMaxConcurrentRequests(1).withPayloadLimit(64))) {
+            one.ready(Models.of("bert-base-uncased", embeddings));
+            for (int i = 0; i < 300; i++) {
+                HttpResponse<String> r = i % 2 == 0 ? post(one, "tokenize", "{\"inputs\": \"a\"}") : post(one, "embed", "{\"inputs\": \"" + "x".repeat(4096) + "\"}");
+                assertEquals(i % 2 == 0 ? 200 : 413, r.statusCode(), "request " + i + ": " + r.body());
+            }
+        }
+    }
+
     /** GET /attention serves the explorer's own page for the text, with a form filled in for the next one. */
     @Test
     void attentionServesTheExplorersPage() throws Exception {
