@@ -111,11 +111,20 @@ final class AttentionKernel {
             // Six query rows at a time: each key vector loaded feeds six independent FMA chains (one row alone waits on
             // each FMA's latency); with two key vectors, twelve accumulators, as in the matrix kernel's tile.
             // A last group of fewer rows repeats its last row: the same FMAs, into the same place.
+            // Each row's maximum (its bias added) is taken a block at a time from the scores just written, while they are in
+            // L1, rather than by a pass of its own that read the chunk's scores back from L3 (docs/notes/bench-kernels.md).
+            // Where a window or causal mask is still to come, that pass remains.
+            boolean blockMax = !windowed && !causal;
             for (int j0 = from; j0 < to; j0 += KEY_BLOCK) {
                 int j1 = Math.min(to, j0 + KEY_BLOCK);
                 for (int i = c0; i < c1; i += 6) {
                     scores(q, (qRow0 + i) * hidden + col, hidden, Math.min(6, c1 - i), headSize, work, workOff, stride, j0, j1,
                             scale, maskRow, rows + (i - c0) * stride);
+                    for (int r = i; blockMax && r < Math.min(c1, i + 6); r++) {
+                        float m = RowKernels.rowMax(work, rows + (r - c0) * stride + j0, j1 - j0, bias,
+                                bias == null ? 0 : biasRows[r] + j0);
+                        work[inverses + r - c0] = j0 == from ? m : Math.max(work[inverses + r - c0], m);
+                    }
                 }
             }
             for (int i = c0; i < c1; i++) {
@@ -132,7 +141,8 @@ final class AttentionKernel {
                     int p = positions == null ? i : positions[i];
                     Arrays.fill(work, r + Math.min(to, p + 1), r + to, Float.NEGATIVE_INFINITY);
                 }
-                float inv = RowKernels.softmaxWeights(work, r + from, to - from, bias, bias == null ? 0 : biasRows[i] + from);
+                float inv = blockMax ? 1f / VectorMath.weights(work, r + from, to - from, work[inverses + i - c0])
+                        : RowKernels.softmaxWeights(work, r + from, to - from, bias, bias == null ? 0 : biasRows[i] + from);
                 work[inverses + i - c0] = inv;
                 if (scores != null) {
                     int out = scoresOff + i * seq;

@@ -110,11 +110,10 @@ final class RowKernels {
     }
 
     /**
-     * A softmax over a[off .. off+n) (whole vectors), but for its division: bias[biasOff ..] added first unless bias is
-     * null, then e^(x - max) in place ({@link VectorMath#weights}); returns 1/Σ, by which the attention scales a row's
-     * weighted values once rather than each of its n weights.
+     * The maximum of a[off .. off+n) (whole vectors), bias[biasOff ..] added to them in place first unless bias is null:
+     * a softmax's first pass, whole or a block at a time (the maximum of the blocks' maxima is the same float).
      */
-    static float softmaxWeights(float[] a, int off, int n, float[] bias, int biasOff) {
+    static float rowMax(float[] a, int off, int n, float[] bias, int biasOff) {
         FloatVector vmax = FloatVector.broadcast(S, Float.NEGATIVE_INFINITY);
         if (bias == null) {
             for (int i = 0; i < n; i += L) {
@@ -127,7 +126,16 @@ final class RowKernels {
                 vmax = x.max(vmax);
             }
         }
-        return 1f / VectorMath.weights(a, off, n, vmax.reduceLanes(VectorOperators.MAX));
+        return vmax.reduceLanes(VectorOperators.MAX);
+    }
+
+    /**
+     * A softmax over a[off .. off+n) (whole vectors), but for its division: bias[biasOff ..] added first unless bias is
+     * null ({@link #rowMax}), then e^(x - max) in place ({@link VectorMath#weights}); returns 1/Σ, by which the attention
+     * scales a row's weighted values once rather than each of its n weights.
+     */
+    static float softmaxWeights(float[] a, int off, int n, float[] bias, int biasOff) {
+        return 1f / VectorMath.weights(a, off, n, rowMax(a, off, n, bias, biasOff));
     }
 
     // ---- element-wise ----
