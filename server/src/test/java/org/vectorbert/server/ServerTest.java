@@ -441,11 +441,14 @@ class ServerTest {
     /** A client that waits for each answer before the next request never finds its own finished request holding the place. */
     @Test
     void aSequentialClientIsNeverRefusedByItsOwnLastRequest() throws Exception {
-        try (EmbeddingServer one = EmbeddingServer.start(ServerOptions.defaults().withPort(0).withMaxConcurrentRequests(1).withPayloadLimit(64))) {
+        ServerOptions options = ServerOptions.defaults().withPort(0).withMaxConcurrentRequests(1).withPayloadLimit(64);
+        try (EmbeddingServer one = EmbeddingServer.start(options)) {
             one.ready(Models.of("bert-base-uncased", embeddings));
+            String tooLarge = "{\"inputs\": \"" + "x".repeat(4096) + "\"}";
             for (int i = 0; i < 300; i++) {
-                HttpResponse<String> r = i % 2 == 0 ? post(one, "tokenize", "{\"inputs\": \"a\"}") : post(one, "embed", "{\"inputs\": \"" + "x".repeat(4096) + "\"}");
-                assertEquals(i % 2 == 0 ? 200 : 413, r.statusCode(), "request " + i + ": " + r.body());
+                boolean small = i % 2 == 0;
+                HttpResponse<String> r = small ? post(one, "tokenize", "{\"inputs\": \"a\"}") : post(one, "embed", tooLarge);
+                assertEquals(small ? 200 : 413, r.statusCode(), "request " + i + ": " + r.body());
             }
         }
     }
