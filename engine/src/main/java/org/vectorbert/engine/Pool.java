@@ -52,7 +52,6 @@ final class Pool {
         return out;
     }
 
-    /** v scaled to unit length (in double, then rounded), as sentence-transformers' Normalize; zero stays zero. */
     /** v normalised to mean 0 and variance 1 (eps 1e-5, no weight or bias), in place: F.layer_norm over the whole vector. */
     static float[] layerNorm(float[] v) {
         double mean = 0;

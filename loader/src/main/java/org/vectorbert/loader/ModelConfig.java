@@ -31,7 +31,6 @@ public interface ModelConfig {
         }
     }
 
-    /** {@return config.json's {@code model_type}} */
     /**
      * Refuses grouped-query heads vectorbert cannot run: query heads not a multiple of the key/value heads, an odd
      * head_dim (rotary positions turn pairs of columns), more than 65,536 columns of heads, more than 2^20 positions.
@@ -58,6 +57,7 @@ public interface ModelConfig {
         }
     }
 
+    /** {@return config.json's {@code model_type}} */
     String modelType();
 
     /** {@return config.json's {@code architectures}: the transformers classes the checkpoint was saved from} */
@@ -86,12 +86,12 @@ public interface ModelConfig {
     /** {@return rows of the token type embeddings, 0 for a model without token types} */
     int typeVocabSize();
 
-    /** {@return whether the model has token type (segment) embeddings} */
     /** {@return whether each position sees only those before it (a decoder's attention): pooled by its last token, not its first} */
     default boolean causal() {
         return false;
     }
 
+    /** {@return whether the model has token type (segment) embeddings} */
     default boolean hasTokenTypes() {
         return typeVocabSize() > 0;
     }
