@@ -199,7 +199,8 @@ final class SlowPathCheck {
         return speeds;
     }
 
-    private static float[] randoms(Random random, int n) {
+    /** n standard normal floats from random. */
+    static float[] randoms(Random random, int n) {
         float[] a = new float[n];
         for (int i = 0; i < n; i++) {
             a[i] = (float) random.nextGaussian();

@@ -37,12 +37,12 @@ public final class AttentionTiming {
             }
         }
         Random random = new Random(1);
-        float[] q = gaussian(random, seq * HIDDEN);
-        float[] k = gaussian(random, seq * HIDDEN);
-        float[] v = gaussian(random, seq * HIDDEN);
+        float[] q = SlowPathCheck.randoms(random, seq * HIDDEN);
+        float[] k = SlowPathCheck.randoms(random, seq * HIDDEN);
+        float[] v = SlowPathCheck.randoms(random, seq * HIDDEN);
         float[] ctx = new float[seq * HIDDEN];
         float[] mask = new float[seq];
-        PackedMatrix up = PackedMatrix.pack(gaussian(random, INNER * HIDDEN), INNER, HIDDEN, new float[INNER]);
+        PackedMatrix up = PackedMatrix.pack(SlowPathCheck.randoms(random, INNER * HIDDEN), INNER, HIDDEN, new float[INNER]);
         float[] inner = new float[seq * INNER];
         int length = seq;
         int work = Kernels.attentionScratch(seq, HEAD_SIZE);
@@ -78,14 +78,6 @@ public final class AttentionTiming {
     private static void usage() {
         System.err.println("usage: bench/run attention [--seq N] [--rounds N] [--threads N]");
         System.exit(2);
-    }
-
-    private static float[] gaussian(Random random, int n) {
-        float[] a = new float[n];
-        for (int i = 0; i < n; i++) {
-            a[i] = (float) random.nextGaussian();
-        }
-        return a;
     }
 
     private static double seconds(Runnable task) {
