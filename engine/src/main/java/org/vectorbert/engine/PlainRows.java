@@ -81,9 +81,21 @@ final class PlainRows {
         return 1f / sum(a, off, n, lanes);
     }
 
-    /** {@link VectorMath#weights}'s e^x for x ≤ 0. */
+    /** {@link VectorMath#weights}'s e^x for x ≤ 0: {@link #expClamped}'s reduction and polynomial, in Estrin's form. */
     static float weight(float x) {
-        return x < VectorMath.WEIGHT_MIN ? 0f : expClamped(Math.max(x, VectorMath.WEIGHT_MIN));
+        if (x < VectorMath.WEIGHT_MIN) {
+            return 0f;
+        }
+        float k = Math.fma(x, 1.44269504088896341f, 12582912f) - 12582912f;
+        float r = Math.fma(k, -0.693359375f, x);
+        r = Math.fma(k, 2.12194440e-4f, r);
+        float r2 = r * r;
+        float low = Math.fma(r, 1.6666665459E-1f, 5.0000001201E-1f);
+        float mid = Math.fma(r, 8.3334519073E-3f, 4.1665795894E-2f);
+        float high = Math.fma(r, 1.9875691500E-4f, 1.3981999507E-3f);
+        float p = Math.fma(Math.fma(high, r2, mid), r2, low);
+        float y = Math.fma(p, r2, r) + 1f;
+        return y * Float.intBitsToFloat(((int) k + 127) << 23);
     }
 
     /** {@link RowKernels#addInPlace}. */
