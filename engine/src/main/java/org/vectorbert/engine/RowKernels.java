@@ -114,19 +114,47 @@ final class RowKernels {
      * a softmax's first pass, whole or a block at a time (the maximum of the blocks' maxima is the same float).
      */
     static float rowMax(float[] a, int off, int n, float[] bias, int biasOff) {
-        FloatVector vmax = FloatVector.broadcast(S, Float.NEGATIVE_INFINITY);
+        FloatVector m0 = FloatVector.broadcast(S, Float.NEGATIVE_INFINITY), m1 = m0, m2 = m0, m3 = m0;
+        int i = 0;
         if (bias == null) {
-            for (int i = 0; i < n; i += L) {
-                vmax = FloatVector.fromArray(S, a, off + i).max(vmax);
+            for (; i + 4 * L <= n; i += 4 * L) {
+                FloatVector x0 = FloatVector.fromArray(S, a, off + i);
+                FloatVector x1 = FloatVector.fromArray(S, a, off + i + L);
+                FloatVector x2 = FloatVector.fromArray(S, a, off + i + 2 * L);
+                FloatVector x3 = FloatVector.fromArray(S, a, off + i + 3 * L);
+                m0 = m0.blend(x0, x0.compare(VectorOperators.GT, m0));
+                m1 = m1.blend(x1, x1.compare(VectorOperators.GT, m1));
+                m2 = m2.blend(x2, x2.compare(VectorOperators.GT, m2));
+                m3 = m3.blend(x3, x3.compare(VectorOperators.GT, m3));
+            }
+            for (; i < n; i += L) {
+                FloatVector x0 = FloatVector.fromArray(S, a, off + i);
+                m0 = m0.blend(x0, x0.compare(VectorOperators.GT, m0));
             }
         } else {
-            for (int i = 0; i < n; i += L) {
-                FloatVector x = FloatVector.fromArray(S, a, off + i).add(FloatVector.fromArray(S, bias, biasOff + i));
-                x.intoArray(a, off + i);
-                vmax = x.max(vmax);
+            for (; i + 4 * L <= n; i += 4 * L) {
+                FloatVector x0 = FloatVector.fromArray(S, a, off + i).add(FloatVector.fromArray(S, bias, biasOff + i));
+                FloatVector x1 = FloatVector.fromArray(S, a, off + i + L).add(FloatVector.fromArray(S, bias, biasOff + i + L));
+                FloatVector x2 = FloatVector.fromArray(S, a, off + i + 2 * L).add(FloatVector.fromArray(S, bias, biasOff + i + 2 * L));
+                FloatVector x3 = FloatVector.fromArray(S, a, off + i + 3 * L).add(FloatVector.fromArray(S, bias, biasOff + i + 3 * L));
+                x0.intoArray(a, off + i);
+                x1.intoArray(a, off + i + L);
+                x2.intoArray(a, off + i + 2 * L);
+                x3.intoArray(a, off + i + 3 * L);
+                m0 = m0.blend(x0, x0.compare(VectorOperators.GT, m0));
+                m1 = m1.blend(x1, x1.compare(VectorOperators.GT, m1));
+                m2 = m2.blend(x2, x2.compare(VectorOperators.GT, m2));
+                m3 = m3.blend(x3, x3.compare(VectorOperators.GT, m3));
+            }
+            for (; i < n; i += L) {
+                FloatVector x0 = FloatVector.fromArray(S, a, off + i).add(FloatVector.fromArray(S, bias, biasOff + i));
+                x0.intoArray(a, off + i);
+                m0 = m0.blend(x0, x0.compare(VectorOperators.GT, m0));
             }
         }
-        return vmax.reduceLanes(VectorOperators.MAX);
+        m0 = m0.blend(m1, m1.compare(VectorOperators.GT, m0));
+        m2 = m2.blend(m3, m3.compare(VectorOperators.GT, m2));
+        return m0.blend(m2, m2.compare(VectorOperators.GT, m0)).reduceLanes(VectorOperators.MAX);
     }
 
     /**
