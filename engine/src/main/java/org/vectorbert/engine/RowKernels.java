@@ -111,7 +111,9 @@ final class RowKernels {
 
     /**
      * The maximum of a[off .. off+n) (whole vectors), bias[biasOff ..] added to them in place first unless bias is null:
-     * a softmax's first pass, whole or a block at a time (the maximum of the blocks' maxima is the same float).
+     * a softmax's first pass, whole or a block at a time (the maximum of the blocks' maxima is the same float). Four
+     * running maxima, each raised by a compare and a blend: short chains, where FloatVector.max's five instructions for
+     * NaN and -0 (neither of which changes a weight) made one long one.
      */
     static float rowMax(float[] a, int off, int n, float[] bias, int biasOff) {
         FloatVector m0 = FloatVector.broadcast(S, Float.NEGATIVE_INFINITY), m1 = m0, m2 = m0, m3 = m0;

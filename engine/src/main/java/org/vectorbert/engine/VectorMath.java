@@ -149,8 +149,8 @@ final class VectorMath {
      * weight is normal or 0: subnormal operands slow the FMAs that read them a hundredfold, and ALiBi's long tails put
      * thousands of keys a row near there. {@link #exp}'s polynomial, in Estrin's form rather than Horner's: a chain of 7
      * dependent operations after the reduction instead of 10, so the out-of-order window holds enough rows' elements
-     * to keep the pipes busy (this pass took 15% less time, docs/notes/bench-kernels.md). No clamp: x - shift ≤ 0,
-     * and the lanes below the minimum, whatever their 2^k, come out 0.
+     * to keep the pipes busy (docs/notes/bench-kernels.md). No clamp: x - shift ≤ 0, and the lanes below the minimum,
+     * whatever their 2^k, come out 0.
      */
     static float weights(float[] a, int off, int n, float shift) {
         FloatVector sum = FloatVector.zero(S);
